@@ -1,0 +1,21 @@
+// Two projects: `embedded` needs nothing but Node (PGlite, in-process transport);
+// `infra` runs against the Postgres, NATS, Redis and RabbitMQ servers.
+const common = {
+  rootDir: __dirname,
+  testEnvironment: 'node',
+  transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } } }] },
+  moduleNameMapper: {
+    '^@hub/shared$': '<rootDir>/shared/src',
+    '^@hub/shared/(.*)$': '<rootDir>/shared/src/$1',
+    '^@hub/([a-z-]+)$': '<rootDir>/services/$1/src/$1.service.ts',
+  },
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+};
+const roots = ['<rootDir>/shared/test', '<rootDir>/services', '<rootDir>/test'];
+module.exports = {
+  testTimeout: 60000,
+  projects: [
+    { ...common, displayName: 'embedded', roots, testMatch: ['**/*.test.ts'], testPathIgnorePatterns: ['\\.infra\\.test\\.ts$', '/node_modules/', '/dist/'] },
+    { ...common, displayName: 'infra', roots, testMatch: ['**/*.infra.test.ts'], testPathIgnorePatterns: ['/node_modules/', '/dist/'] },
+  ],
+};

@@ -1,0 +1,213 @@
+/**
+ * catalog: the directory (partners, providers, departments, accounts) and the reference data a
+ * booking may use; it also loads world files, handing each part to the service that owns it.
+ */
+import path from 'node:path';
+import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
+import {
+  ACCESS,
+  DbMixin,
+  type DbService,
+  FieldsValidationError,
+  NotFoundError,
+  inTransaction,
+  validateWorld,
+  type World,
+  WorldCacheMixin,
+} from '@hub/shared';
+import {
+  applyDirectory,
+  findCallerByToken,
+  findDepartments,
+  findPartners,
+  findProviders,
+  insertAccount,
+  listAccounts,
+} from './directory';
+import { newToken } from './tokens';
+
+export interface IdParams {
+  id: number;
+}
+export interface ProvidersParams {
+  ids?: string;
+}
+export interface CreateAccountParams {
+  name: string;
+  role: 'partner' | 'provider' | 'admin';
+  partnerId?: number;
+  providerId?: number;
+  canForceProvider?: boolean;
+}
+
+/** Services whose `applyWorld` a world load calls, in this order; others follow by name. */
+const WORLD_ORDER = ['catalog', 'routing', 'models'];
+
+type CatalogThis = Service & DbService & { worldOwners(): string[] };
+
+const CatalogService: ServiceSchema<ServiceSettingSchema, CatalogThis> = {
+  name: 'catalog',
+  mixins: [DbMixin('catalog', path.join(__dirname, 'migrations')), WorldCacheMixin],
+  settings: { rest: '' },
+
+  actions: {
+    partner: {
+      rest: 'GET /v3/partner',
+      access: ACCESS.ANY,
+      cache: { keys: ['id'] },
+      params: { id: 'number|integer|positive' },
+      async handler(this: CatalogThis, ctx: Context<IdParams>) {
+        const [partner] = await findPartners(this.db.knex, [ctx.params.id]);
+        if (!partner) throw new NotFoundError('Partner not found');
+        return partner;
+      },
+    },
+
+    provider: {
+      rest: 'GET /v3/provider',
+      access: ACCESS.ANY,
+      cache: { keys: ['id'] },
+      params: { id: 'number|integer|positive' },
+      async handler(this: CatalogThis, ctx: Context<IdParams>) {
+        const [provider] = await findProviders(this.db.knex, [ctx.params.id]);
+        if (!provider) throw new NotFoundError('Provider not found');
+        return provider;
+      },
+    },
+
+    providers: {
+      rest: 'GET /v3/providers',
+      access: ACCESS.ANY,
+      cache: { keys: ['ids'] },
+      params: { ids: { type: 'string', optional: true, pattern: /^\s*\d+(\s*,\s*\d+)*\s*$/ } },
+      async handler(this: CatalogThis, ctx: Context<ProvidersParams>) {
+        const ids = ctx.params.ids?.split(',').map((id) => Number(id.trim()));
+        return findProviders(this.db.knex, ids);
+      },
+    },
+
+    department: {
+      rest: 'GET /v3/department',
+      access: ACCESS.ANY,
+      cache: { keys: ['id'] },
+      params: { id: 'number|integer|positive' },
+      async handler(this: CatalogThis, ctx: Context<IdParams>) {
+        const [department] = await findDepartments(this.db.knex, [ctx.params.id]);
+        if (!department) throw new NotFoundError('Department not found');
+        const { providerId: _providerId, ...data } = department;
+        return { data };
+      },
+    },
+
+    /** Internal: the lookup the gateway makes for each new token it sees. */
+    resolveToken: {
+      visibility: 'public',
+      params: { token: 'string|min:1|max:512' },
+      handler(this: CatalogThis, ctx: Context<{ token: string }>) {
+        return findCallerByToken(this.db.knex, ctx.params.token);
+      },
+    },
+
+    /** Internal: parties in one call, for services that render cases. */
+    parties: {
+      visibility: 'public',
+      params: {
+        partnerIds: { type: 'array', items: 'number|integer', default: [] },
+        providerIds: { type: 'array', items: 'number|integer', default: [] },
+        departmentIds: { type: 'array', items: 'number|integer', default: [] },
+      },
+      async handler(this: CatalogThis, ctx: Context<{ partnerIds: number[]; providerIds: number[]; departmentIds: number[] }>) {
+        const { knex } = this.db;
+        const [partners, providers, departments] = await Promise.all([
+          ctx.params.partnerIds.length ? findPartners(knex, ctx.params.partnerIds) : [],
+          ctx.params.providerIds.length ? findProviders(knex, ctx.params.providerIds) : [],
+          ctx.params.departmentIds.length ? findDepartments(knex, ctx.params.departmentIds) : [],
+        ]);
+        return { partners, providers, departments };
+      },
+    },
+
+    listAccounts: {
+      rest: 'GET /admin/accounts',
+      access: ACCESS.ADMIN,
+      handler(this: CatalogThis) {
+        return listAccounts(this.db.knex).then((data) => ({ data }));
+      },
+    },
+
+    createAccount: {
+      rest: 'POST /admin/accounts',
+      access: ACCESS.ADMIN,
+      params: {
+        name: 'string|min:1|max:255',
+        role: { type: 'enum', values: ['partner', 'provider', 'admin'] },
+        partnerId: { type: 'number', integer: true, positive: true, optional: true },
+        providerId: { type: 'number', integer: true, positive: true, optional: true },
+        canForceProvider: { type: 'boolean', optional: true },
+      },
+      async handler(this: CatalogThis, ctx: Context<CreateAccountParams>) {
+        const { role, partnerId, providerId } = ctx.params;
+        const details: Record<string, string[]> = {};
+        if (role === 'partner' && !partnerId) details.partnerId = ['Field is required'];
+        if (role === 'provider' && !providerId) details.providerId = ['Field is required'];
+        if (role !== 'partner' && partnerId) details.partnerId = ['Field is not accepted'];
+        if (role !== 'provider' && providerId) details.providerId = ['Field is not accepted'];
+        if (partnerId && (await findPartners(this.db.knex, [partnerId])).length === 0) details.partnerId = ['Value is not present in possible options'];
+        if (providerId && (await findProviders(this.db.knex, [providerId])).length === 0) details.providerId = ['Value is not present in possible options'];
+        if (Object.keys(details).length) throw new FieldsValidationError(details);
+        const token = newToken();
+        const account = await insertAccount(this.db.knex, ctx.params, token);
+        return { data: { ...account, token } };
+      },
+    },
+
+    /** Checks a whole world, then has every owner apply its part. */
+    loadWorld: {
+      rest: 'POST /admin/world',
+      access: ACCESS.ADMIN,
+      params: { world: { type: 'object' } },
+      async handler(this: CatalogThis, ctx: Context<{ world: World }>) {
+        const errors = validateWorld(ctx.params.world);
+        if (errors.length) {
+          const details: Record<string, string[]> = {};
+          for (const error of errors) (details[error.field || 'world'] ??= []).push(error.message);
+          throw new FieldsValidationError(details);
+        }
+        const owners = this.worldOwners();
+        for (const owner of owners) await ctx.call(`${owner}.applyWorld`, { world: ctx.params.world });
+        await ctx.broadcast('world.changed', { owners });
+        return { data: { result: true, appliedBy: owners } };
+      },
+    },
+
+    applyWorld: {
+      visibility: 'public',
+      params: { world: { type: 'object' } },
+      async handler(this: CatalogThis, ctx: Context<{ world: World }>) {
+        await inTransaction(this.db.knex, (trx) => applyDirectory(trx, ctx.params.world));
+        return true;
+      },
+    },
+
+    /** Whether any world was ever loaded; embedded mode loads the demo world when not. */
+    hasWorld: {
+      visibility: 'public',
+      async handler(this: CatalogThis) {
+        const row = await this.db.knex('catalog.partners').first('id');
+        return Boolean(row);
+      },
+    },
+  },
+
+  methods: {
+    /** Every service in the cluster that owns part of a world, in a stable order. */
+    worldOwners(this: CatalogThis): string[] {
+      const actions = this.broker.registry.getActionList({ onlyAvailable: true, skipInternal: true }) as Array<{ name: string }>;
+      const owners = [...new Set(actions.filter((action) => action.name.endsWith('.applyWorld')).map((action) => action.name.slice(0, -'.applyWorld'.length)))];
+      const rank = (name: string) => (WORLD_ORDER.includes(name) ? WORLD_ORDER.indexOf(name) : WORLD_ORDER.length);
+      return owners.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+    },
+  },
+};
+
+export default CatalogService;

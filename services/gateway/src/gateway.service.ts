@@ -1,0 +1,251 @@
+/**
+ * gateway: the HTTP face of the hub. Routes come from the actions' own `rest` declarations;
+ * the gateway authenticates the token, enforces each action's declared access level, renders
+ * the spec's error envelopes, and adds a request id, an access log and a per-token rate limit.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Context, ServiceSchema, Service, ServiceSettingSchema } from 'moleculer';
+import ApiGateway from 'moleculer-web';
+import {
+  accessAllows,
+  type Caller,
+  type CallerMeta,
+  configOf,
+  ForbiddenError,
+  isAccessLevel,
+  NotFoundError,
+  openedDatabaseOf,
+  renderError,
+  UnauthorizedError,
+} from '@hub/shared';
+import { RedisRateLimitStore } from './rate-limit-store';
+import { tokenOf } from './request-token';
+
+/** How long a resolved token is trusted before the directory is asked again. */
+const TOKEN_CACHE_MS = 30_000;
+const TOKEN_CACHE_MAX = 10_000;
+
+type HubRequest = IncomingMessage & {
+  query?: Record<string, unknown>;
+  body?: unknown;
+  requestId: string;
+  startedAt: bigint;
+  arrayBody?: boolean;
+  $action?: { name: string; access?: unknown; deprecated?: boolean };
+  $ctx?: Context<unknown, CallerMeta>;
+  $route?: { rateLimit?: { store: { resetTime: number } } };
+};
+
+type GatewayThis = Service & {
+  tokenCache: Map<string, { caller: Caller | null; expiresAt: number }>;
+  resolveCaller(token: string): Promise<Caller | null>;
+  sendError(req: HubRequest, res: ServerResponse, err: unknown): void;
+};
+
+/** Arrays would be flattened into the params object; actions that take one see it as `items`. */
+function wrapArrayBody(req: HubRequest, _res: ServerResponse, next: (err?: unknown) => void) {
+  if (Array.isArray(req.body)) {
+    req.body = { items: req.body };
+    req.arrayBody = true;
+  }
+  next();
+}
+
+function assignRequestId(this: GatewayThis, req: HubRequest, res: ServerResponse, next: () => void) {
+  const incoming = req.headers['x-request-id'];
+  req.requestId = typeof incoming === 'string' && /^[\w.-]{8,128}$/.test(incoming) ? incoming : randomUUID();
+  req.startedAt = process.hrtime.bigint();
+  res.setHeader('X-Request-Id', req.requestId);
+  res.once('finish', () => {
+    const ms = Number(process.hrtime.bigint() - req.startedAt) / 1e6;
+    this.logger.info({
+      msg: 'request',
+      requestId: req.requestId,
+      method: req.method,
+      path: (req.url ?? '').split('?')[0],
+      status: res.statusCode,
+      ms: Math.round(ms * 10) / 10,
+      accountId: req.$ctx?.meta.caller?.accountId,
+    });
+  });
+  next();
+}
+
+function sendRendered(this: GatewayThis, req: HubRequest, res: ServerResponse, err: unknown) {
+  const error = err as { type?: string; status?: number; code?: unknown; message?: string };
+  // body-parser errors carry `status` and a `type` of their own instead of a Moleculer code.
+  if (error?.type === 'entity.parse.failed') Object.assign(error, { code: 400, type: 'BAD_REQUEST', message: 'Malformed JSON body', data: undefined });
+  else if (error?.type === 'entity.too.large') Object.assign(error, { code: 413, data: undefined });
+  else if (typeof error?.code !== 'number' && typeof error?.status === 'number') Object.assign(error, { code: error.status });
+
+  const rendered = renderError(error as never, req.requestId);
+  if (error?.type === 'RATE_LIMIT_EXCEEDED' && req.$route?.rateLimit) {
+    rendered.headers['Retry-After'] = String(Math.max(1, Math.ceil((req.$route.rateLimit.store.resetTime - Date.now()) / 1000)));
+  }
+  if (rendered.status >= 500) this.logger.error(`Request ${req.requestId} failed:`, err);
+  if (req.arrayBody) rewriteArrayPaths(rendered.body);
+  res.statusCode = rendered.status;
+  for (const [name, value] of Object.entries(rendered.headers)) res.setHeader(name, value);
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.end(JSON.stringify(rendered.body));
+}
+
+/** A body sent as an array was validated as `items`; its field paths start at the array. */
+function rewriteArrayPaths(body: unknown) {
+  const details = (body as { error?: { details?: Record<string, string[]> } })?.error?.details;
+  if (!details || typeof details !== 'object') return;
+  for (const key of Object.keys(details)) {
+    if (key === 'items' || key.startsWith('items[') || key.startsWith('items.')) {
+      const renamed = key === 'items' ? 'body' : key.slice('items'.length).replace(/^\./, '');
+      details[renamed] = details[key];
+      delete details[key];
+    }
+  }
+}
+
+const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
+  name: 'gateway',
+  mixins: [ApiGateway],
+
+  settings: {
+    port: 3000,
+    ip: '0.0.0.0',
+    use: [assignRequestId],
+    log4XXResponses: false,
+    logRequest: null,
+    logResponse: null,
+    logRouteRegistration: 'debug',
+    // Aliases follow the registry within this many ms when services come and go.
+    debounceTime: 50,
+    routes: [
+      {
+        path: '/health',
+        authentication: false,
+        authorization: false,
+        mappingPolicy: 'restrict',
+        aliases: { 'GET live': 'gateway.live', 'GET ready': 'gateway.ready' },
+      },
+      {
+        path: '/api',
+        autoAliases: true,
+        mappingPolicy: 'restrict',
+        authentication: true,
+        authorization: true,
+        mergeParams: true,
+        bodyParsers: { json: { strict: true, limit: '1mb' }, urlencoded: false },
+        use: [wrapArrayBody],
+        callOptions: {},
+        onBeforeCall(ctx: Context<unknown, CallerMeta>, _route: unknown, req: HubRequest) {
+          ctx.meta.requestId = req.requestId;
+        },
+        onAfterCall(ctx: Context<unknown, CallerMeta>, _route: unknown, req: HubRequest, res: ServerResponse, data: unknown) {
+          if (req.$action?.deprecated) res.setHeader('Deprecation', 'true');
+          return data;
+        },
+        onError(this: GatewayThis, req: HubRequest, res: ServerResponse, err: unknown) {
+          sendRendered.call(this, req, res, err);
+        },
+      },
+    ],
+    onError(this: GatewayThis, req: HubRequest, res: ServerResponse, err: unknown) {
+      sendRendered.call(this, req, res, err);
+    },
+  },
+
+  actions: {
+    // Published for the /health aliases; no `rest`, so not part of /api.
+    live: {
+      handler() {
+        return { status: 'ok' };
+      },
+    },
+
+    /** Ready when the transporter is connected and this process's database (if any) answers. */
+    ready: {
+      async handler(this: GatewayThis, ctx: Context<unknown, CallerMeta>) {
+        const checks: Record<string, string> = {};
+        const transit = this.broker.transit as { connected?: boolean } | undefined;
+        checks.transporter = !transit || transit.connected ? 'ok' : 'down';
+        const database = openedDatabaseOf(this.broker);
+        if (database) {
+          checks.database = await database.then((db) => db.ping()).then(() => 'ok', () => 'down');
+        }
+        const ok = Object.values(checks).every((value) => value === 'ok');
+        if (!ok) ctx.meta.$statusCode = 503;
+        return { status: ok ? 'ok' : 'unavailable', checks };
+      },
+    },
+  },
+
+  methods: {
+    async authenticate(this: GatewayThis, ctx: Context<unknown, CallerMeta>, _route: unknown, req: HubRequest) {
+      const token = tokenOf(req);
+      if (!token) throw new UnauthorizedError('Access token is missing');
+      const caller = await this.resolveCaller(token);
+      if (!caller) throw new UnauthorizedError('Access token is invalid');
+      ctx.meta.caller = caller;
+      return caller;
+    },
+
+    authorize(this: GatewayThis, ctx: Context<unknown, CallerMeta>, _route: unknown, req: HubRequest) {
+      const access = req.$action?.access;
+      // An action that declares no access level is not part of the API.
+      if (!isAccessLevel(access)) throw new NotFoundError();
+      if (!accessAllows(access, ctx.meta.caller!.role)) throw new ForbiddenError();
+    },
+
+    async resolveCaller(this: GatewayThis, token: string): Promise<Caller | null> {
+      const now = Date.now();
+      const cached = this.tokenCache.get(token);
+      if (cached && cached.expiresAt > now) return cached.caller;
+      const caller = (await this.broker.call('catalog.resolveToken', { token })) as Caller | null;
+      if (this.tokenCache.size >= TOKEN_CACHE_MAX) this.tokenCache.clear();
+      this.tokenCache.set(token, { caller, expiresAt: now + TOKEN_CACHE_MS });
+      return caller;
+    },
+  },
+
+  /** Settings that depend on the configuration; moleculer-web reads them when it is created. */
+  merged(this: GatewayThis, schema: ServiceSchema) {
+    const config = configOf(this.broker);
+    const settings = schema.settings!;
+    schema.settings = {
+      ...settings,
+      port: config.port,
+      ip: config.host,
+      routes: settings.routes.map((route: Record<string, any>) =>
+        route.path !== '/api'
+          ? route
+          : {
+              ...route,
+              bodyParsers: { ...route.bodyParsers, json: { ...route.bodyParsers.json, limit: config.bodyLimitBytes } },
+              rateLimit: {
+                window: 60_000,
+                limit: config.rateLimitPerMinute,
+                headers: true,
+                // Counted per token (hashed: tokens never become store keys), or per address without one.
+                key: (req: HubRequest) => {
+                  const token = tokenOf(req);
+                  return token ? createHash('sha256').update(token).digest('hex').slice(0, 32) : req.socket.remoteAddress;
+                },
+                ...(config.redisUrl ? { StoreFactory: RedisRateLimitStore, redisUrl: config.redisUrl } : {}),
+              },
+            },
+      ),
+    };
+  },
+
+  created(this: GatewayThis) {
+    this.tokenCache = new Map();
+  },
+
+  async stopped(this: GatewayThis) {
+    for (const route of this.routes as Array<{ rateLimit?: { store?: unknown } }>) {
+      const store = route.rateLimit?.store;
+      if (store instanceof RedisRateLimitStore) store.redis.disconnect();
+    }
+  },
+};
+
+export default GatewayService;

@@ -1,0 +1,161 @@
+/**
+ * Process configuration, parsed and validated once from the environment.
+ *
+ * Every setting has a documented default that makes `npm start` work on a machine with nothing
+ * but Node (embedded mode). A malformed value stops start-up with a message naming the variable.
+ */
+
+export const ALL_SERVICES = [
+  'catalog',
+  'routing',
+  'models',
+  'booking',
+  'cost-proposals',
+  'messaging',
+  'invoicing',
+  'webhooks',
+  'gateway',
+] as const;
+export type ServiceName = (typeof ALL_SERVICES)[number];
+
+export type TracingExporter = { kind: 'none' } | { kind: 'console' } | { kind: 'jaeger' | 'zipkin'; endpoint: string };
+
+export interface HubConfig {
+  /** embedded: one process, in-process transport, PGlite; distributed: NATS and a Postgres server. */
+  mode: 'embedded' | 'distributed';
+  nodeId?: string;
+  services: ServiceName[];
+  host: string;
+  port: number;
+  /** Postgres connection string; absent in embedded mode, where PGlite serves the database. */
+  databaseUrl?: string;
+  /** Where the embedded database and uploaded files live. */
+  dataDir: string;
+  /** Connections per process to a Postgres server (embedded mode always uses one session). */
+  databasePoolSize: number;
+  transporter?: string;
+  /** `memory` or a redis:// URL. */
+  cacher: string;
+  /** Redis for the gateway's rate limit store; absent means an in-process store. */
+  redisUrl?: string;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+  logFormat: 'json' | 'short';
+  metrics: boolean;
+  tracing: TracingExporter;
+  /** Requests a token may make per minute through the gateway. */
+  rateLimitPerMinute: number;
+  /** Largest JSON body the gateway accepts, in bytes. */
+  bodyLimitBytes: number;
+  /** Load the demo world when the database holds no world yet. */
+  loadDemoWorld: boolean;
+  /** How long a call between services may take before it fails, in milliseconds. */
+  requestTimeoutMs: number;
+}
+
+export class ConfigError extends Error {
+  constructor(variable: string, problem: string) {
+    super(`Invalid configuration: ${variable} ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function flag(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false;
+  throw new ConfigError(name, `must be true or false, got "${raw}"`);
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(name, `must be one of ${allowed.join(', ')}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
+function url(env: Env, name: string, protocols: string[]): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `must be a URL, got "${raw}"`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `must use ${protocols.join(' or ')}, got "${parsed.protocol}"`);
+  }
+  return raw;
+}
+
+function services(env: Env): ServiceName[] {
+  const raw = env.SERVICES;
+  if (raw === undefined || raw.trim() === '' || raw.trim() === '*') return [...ALL_SERVICES];
+  const names = raw.split(',').map((name) => name.trim()).filter(Boolean);
+  for (const name of names) {
+    if (!(ALL_SERVICES as readonly string[]).includes(name)) {
+      throw new ConfigError('SERVICES', `names an unknown service "${name}" (known: ${ALL_SERVICES.join(', ')})`);
+    }
+  }
+  return names as ServiceName[];
+}
+
+function bytes(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const match = /^(\d+)(kb|mb)?$/i.exec(raw.trim());
+  if (!match) throw new ConfigError(name, `must be a size such as 1048576, 512kb or 1mb, got "${raw}"`);
+  const unit = (match[2] ?? '').toLowerCase();
+  return Number(match[1]) * (unit === 'mb' ? 1024 * 1024 : unit === 'kb' ? 1024 : 1);
+}
+
+function tracing(env: Env): TracingExporter {
+  const raw = env.TRACING;
+  if (raw === undefined || raw === '' || raw === 'none') return { kind: 'none' };
+  if (raw === 'console') return { kind: 'console' };
+  const match = /^(jaeger|zipkin):(https?:\/\/.+)$/.exec(raw);
+  if (!match) throw new ConfigError('TRACING', `must be none, console, jaeger:<url> or zipkin:<url>, got "${raw}"`);
+  return { kind: match[1] as 'jaeger' | 'zipkin', endpoint: match[2] };
+}
+
+export function loadConfig(env: Env = process.env): HubConfig {
+  const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+  const transporter = url(env, 'TRANSPORTER', ['nats:']);
+  const cacher = env.CACHER && env.CACHER !== 'memory' ? url(env, 'CACHER', ['redis:', 'rediss:'])! : 'memory';
+  const mode = databaseUrl || transporter ? 'distributed' : 'embedded';
+  return {
+    mode,
+    nodeId: env.NODE_ID || undefined,
+    services: services(env),
+    host: env.HOST || '0.0.0.0',
+    port: integer(env, 'PORT', 3000, 0, 65535),
+    databaseUrl,
+    dataDir: env.DATA_DIR || 'data',
+    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 500),
+    transporter,
+    cacher,
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']) ?? (cacher === 'memory' ? undefined : cacher),
+    logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const, 'info'),
+    logFormat: oneOf(env, 'LOG_FORMAT', ['json', 'short'] as const, mode === 'embedded' ? 'short' : 'json'),
+    metrics: flag(env, 'METRICS', true),
+    tracing: tracing(env),
+    rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 1200, 1, 10_000_000),
+    bodyLimitBytes: bytes(env, 'BODY_LIMIT', 1024 * 1024),
+    loadDemoWorld: flag(env, 'LOAD_DEMO_WORLD', mode === 'embedded'),
+    requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 15_000, 100, 600_000),
+  };
+}

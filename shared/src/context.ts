@@ -1,0 +1,40 @@
+/**
+ * What a broker's services share within one process: the configuration and the database.
+ * The database opens on first use, so a process that runs only the gateway never opens one.
+ */
+import type { ServiceBroker } from 'moleculer';
+import type { HubConfig } from './config';
+import { Database, EmbeddedDatabaseOptions, openDatabase } from './db';
+
+interface HubContext {
+  config: HubConfig;
+  embedded?: EmbeddedDatabaseOptions;
+  database?: Promise<Database>;
+}
+
+const contexts = new WeakMap<ServiceBroker, HubContext>();
+
+export function attachContext(broker: ServiceBroker, config: HubConfig, embedded?: EmbeddedDatabaseOptions): void {
+  contexts.set(broker, { config, embedded });
+}
+
+function contextOf(broker: ServiceBroker): HubContext {
+  const context = contexts.get(broker);
+  if (!context) throw new Error('This broker was not created by createHubBroker()');
+  return context;
+}
+
+export function configOf(broker: ServiceBroker): HubConfig {
+  return contextOf(broker).config;
+}
+
+export function databaseOf(broker: ServiceBroker): Promise<Database> {
+  const context = contextOf(broker);
+  context.database ??= openDatabase(context.config, context.embedded);
+  return context.database;
+}
+
+/** The database if one was opened; closing a broker closes it. */
+export function openedDatabaseOf(broker: ServiceBroker): Promise<Database> | undefined {
+  return contexts.get(broker)?.database;
+}

@@ -1,0 +1,174 @@
+/**
+ * The process's database: a knex pool on a Postgres server, or on PGlite served over the wire
+ * protocol so the same pg/knex code runs in embedded mode.
+ *
+ * PGlite is a single session, so embedded mode uses one connection that every service shares;
+ * that is why every table is schema-qualified and why no transaction may wait on another
+ * service's action (it would wait for the connection it holds).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import knexFactory, { Knex } from 'knex';
+import pg from 'pg';
+import type { HubConfig } from './config';
+
+// ids fit in 2^53; numeric stays a string so money keeps its exact digits; a date column stays
+// `YYYY-MM-DD` instead of becoming a local-midnight Date.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
+pg.types.setTypeParser(pg.types.builtins.DATE, (value: string) => value);
+
+export interface Database {
+  knex: Knex;
+  kind: 'pglite' | 'postgres';
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface EmbeddedDatabaseOptions {
+  /** A directory to persist to; absent keeps the database in memory. */
+  dataDir?: string;
+  /** A dump of a prepared database (see `dumpEmbedded`) to start from. */
+  template?: Blob;
+}
+
+export async function openDatabase(config: HubConfig, embedded?: EmbeddedDatabaseOptions): Promise<Database> {
+  if (config.databaseUrl) return openPostgres(config.databaseUrl, config.databasePoolSize);
+  return openEmbedded(embedded ?? { dataDir: path.resolve(config.dataDir, 'pg') });
+}
+
+function openPostgres(connectionString: string, poolSize: number): Database {
+  const knex = knexFactory({
+    client: 'pg',
+    connection: { connectionString, application_name: 'service-hub' },
+    pool: { min: 0, max: poolSize },
+  });
+  return {
+    knex,
+    kind: 'postgres',
+    ping: async () => {
+      await knex.raw('select 1');
+    },
+    close: () => knex.destroy(),
+  };
+}
+
+interface PGliteModule {
+  PGlite: {
+    create(options: Record<string, unknown>): Promise<PGliteInstance>;
+  };
+}
+interface PGliteInstance {
+  close(): Promise<void>;
+  dumpDataDir(compression?: 'none' | 'gzip' | 'auto'): Promise<Blob>;
+}
+
+async function openEmbedded(options: EmbeddedDatabaseOptions): Promise<Database> {
+  // PGlite and its socket server are ESM-first packages; their CommonJS builds load lazily so a
+  // process with a Postgres server never pays for the WASM module.
+  const { PGlite } = require('@electric-sql/pglite') as PGliteModule;
+  const { pg_trgm } = require('@electric-sql/pglite/contrib/pg_trgm');
+  const { PGLiteSocketServer } = require('@electric-sql/pglite-socket');
+
+  if (options.dataDir) fs.mkdirSync(options.dataDir, { recursive: true });
+  const pglite = await PGlite.create({
+    dataDir: options.dataDir,
+    loadDataDir: options.template,
+    extensions: { pg_trgm },
+  });
+  const server = new PGLiteSocketServer({ db: pglite, host: '127.0.0.1', port: 0, maxConnections: 1 });
+  await server.start();
+  const [host, port] = String(server.getServerConn()).split(':');
+
+  const knex = knexFactory({
+    client: 'pg',
+    connection: { host, port: Number(port), user: 'postgres', database: 'postgres' },
+    pool: { min: 1, max: 1 },
+  });
+  return {
+    knex,
+    kind: 'pglite',
+    ping: async () => {
+      await knex.raw('select 1');
+    },
+    close: async () => {
+      await knex.destroy();
+      await server.stop();
+      await pglite.close();
+    },
+    // Used by test set-up to make a migrated template once per run.
+    dump: () => pglite.dumpDataDir('none'),
+  } as Database;
+}
+
+/** A prepared embedded database as a blob, for test suites to start from (see test support). */
+export function dumpEmbedded(database: Database): Promise<Blob> {
+  const dump = (database as Database & { dump?: () => Promise<Blob> }).dump;
+  if (!dump) throw new Error('Only an embedded database can be dumped');
+  return dump();
+}
+
+/** Postgres error codes we translate; see `translateDbError`. */
+export const PG_ERRORS = {
+  UNIQUE_VIOLATION: '23505',
+  FOREIGN_KEY_VIOLATION: '23503',
+  SERIALIZATION_FAILURE: '40001',
+  DEADLOCK_DETECTED: '40P01',
+} as const;
+
+/** Runs `work` in a transaction, retrying it when Postgres reports a serialization conflict. */
+export async function inTransaction<T>(
+  knex: Knex,
+  work: (trx: Knex.Transaction) => Promise<T>,
+  options: { isolation?: Knex.IsolationLevels; attempts?: number } = {},
+): Promise<T> {
+  const attempts = options.attempts ?? 5;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await knex.transaction(work, options.isolation ? { isolationLevel: options.isolation } : undefined);
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      const conflict = code === PG_ERRORS.SERIALIZATION_FAILURE || code === PG_ERRORS.DEADLOCK_DETECTED;
+      if (!conflict || attempt >= attempts) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 5 * attempt + Math.random() * 20));
+    }
+  }
+}
+
+/**
+ * Migrations of one service: files named `<timestamp>_<verb>_<noun>` in its `migrations` folder,
+ * TypeScript in tests and compiled JavaScript in production.
+ */
+class FolderMigrationSource implements Knex.MigrationSource<string> {
+  constructor(private readonly folder: string) {}
+
+  async getMigrations(): Promise<string[]> {
+    if (!fs.existsSync(this.folder)) return [];
+    return fs
+      .readdirSync(this.folder)
+      .filter((file) => /^\d+_[a-z0-9_]+\.(js|ts)$/.test(file) && !file.endsWith('.d.ts'))
+      .sort();
+  }
+
+  getMigrationName(file: string): string {
+    return file.replace(/\.(js|ts)$/, '');
+  }
+
+  async getMigration(file: string): Promise<Knex.Migration> {
+    return require(path.join(this.folder, file)) as Knex.Migration;
+  }
+}
+
+/** Brings one service's schema up to date; safe to run from several instances at once. */
+export async function migrateSchema(knex: Knex, schema: string, folder: string): Promise<void> {
+  try {
+    await knex.raw('create schema if not exists ??', [schema]);
+  } catch (err) {
+    // Two instances starting together can both try to create it; the loser finds it there.
+    if ((err as { code?: string }).code !== PG_ERRORS.UNIQUE_VIOLATION) throw err;
+  }
+  await knex.migrate.latest({
+    schemaName: schema,
+    tableName: 'knex_migrations',
+    migrationSource: new FolderMigrationSource(folder),
+  });
+}

@@ -1,0 +1,219 @@
+/**
+ * Domain errors and their rendering into the spec's error envelopes.
+ *
+ * Error classes do not survive the transporter, so rendering keys on `code` and `type` only.
+ */
+import { Errors } from 'moleculer';
+
+const { MoleculerClientError, MoleculerRetryableError } = Errors;
+
+export const ERROR_TYPES = {
+  FIELDS_VALIDATION: 'FIELDS_VALIDATION',
+  BAD_REQUEST: 'BAD_REQUEST',
+  UNAUTHORIZED: 'UNAUTHORIZED',
+  FORBIDDEN: 'FORBIDDEN',
+  NOT_FOUND: 'NOT_FOUND',
+  CONFLICT: 'CONFLICT',
+  PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  RATE_LIMITED: 'RATE_LIMITED',
+  NOT_ENOUGH_DATA: 'NOT_ENOUGH_DATA',
+  CANNOT_PROCESS_CASE: 'CANNOT_PROCESS_CASE',
+  UNAVAILABLE: 'UNAVAILABLE',
+} as const;
+
+/** Messages the spec uses for field validation, keyed by what went wrong. */
+export const FIELD_MESSAGES = {
+  required: 'Field is required',
+  notAnOption: 'Value is not present in possible options',
+  wrongFormat: 'Wrong format',
+  mustBeTrue: 'Field must be equal to true',
+  notAccepted: 'Field is not accepted',
+} as const;
+
+export type FieldDetails = Record<string, string[]>;
+
+/** 400 `{ error: { message: 'Fields validation failed', details } }`, details keyed by field path. */
+export class FieldsValidationError extends MoleculerClientError {
+  constructor(details: FieldDetails) {
+    super('Fields validation failed', 400, ERROR_TYPES.FIELDS_VALIDATION, { details });
+  }
+}
+
+/** A request the gateway cannot read at all (malformed JSON, wrong top-level shape). */
+export class BadRequestError extends MoleculerClientError {
+  constructor(message: string, data?: unknown) {
+    super(message, 400, ERROR_TYPES.BAD_REQUEST, data);
+  }
+}
+
+export class UnauthorizedError extends MoleculerClientError {
+  constructor(message = 'Access token is missing or invalid') {
+    super(message, 401, ERROR_TYPES.UNAUTHORIZED);
+  }
+}
+
+export class ForbiddenError extends MoleculerClientError {
+  constructor(message = 'This endpoint is not available for your access level') {
+    super(message, 403, ERROR_TYPES.FORBIDDEN);
+  }
+}
+
+/** 404; also what a caller gets for a case it may not see, so existence never leaks. */
+export class NotFoundError extends MoleculerClientError {
+  constructor(message = 'Not found', data?: unknown) {
+    super(message, 404, ERROR_TYPES.NOT_FOUND, data);
+  }
+}
+
+export class ConflictError extends MoleculerClientError {
+  constructor(message: string, data?: unknown) {
+    super(message, 409, ERROR_TYPES.CONFLICT, data);
+  }
+}
+
+export class PayloadTooLargeError extends MoleculerClientError {
+  constructor(limitBytes: number) {
+    super(`Request body is larger than ${limitBytes} bytes`, 413, ERROR_TYPES.PAYLOAD_TOO_LARGE, { limitBytes });
+  }
+}
+
+export class RateLimitedError extends MoleculerClientError {
+  constructor(retryAfterSeconds: number) {
+    super('Too many requests', 429, ERROR_TYPES.RATE_LIMITED, { retryAfterSeconds });
+  }
+}
+
+/** Routing 400 `{ error: 'Not enough data', data: { paramsNeeded } }`. */
+export class NotEnoughDataError extends MoleculerClientError {
+  constructor(paramsNeeded: string[]) {
+    super('Not enough data', 400, ERROR_TYPES.NOT_ENOUGH_DATA, { paramsNeeded });
+  }
+}
+
+/** Routing 404 `{ error: { message: "Can't process this case" }, data: null }`. */
+export class CannotProcessCaseError extends MoleculerClientError {
+  constructor() {
+    super("Can't process this case", 404, ERROR_TYPES.CANNOT_PROCESS_CASE);
+  }
+}
+
+/** A passing fault (database busy, serialization conflict): safe to retry. */
+export class UnavailableError extends MoleculerRetryableError {
+  constructor(message = 'Service temporarily unavailable', data?: unknown) {
+    super(message, 503, ERROR_TYPES.UNAVAILABLE, data);
+  }
+}
+
+interface ErrorLike {
+  code?: unknown;
+  type?: unknown;
+  message?: unknown;
+  data?: unknown;
+}
+
+/**
+ * fastest-validator's rule types and the spec message each maps to; the rest are 'Wrong format'.
+ * Length limits say what the limit is, which is more use to an integrator than 'Wrong format'.
+ */
+function messageForRule(item: { type?: string; expected?: unknown; actual?: unknown }): string {
+  switch (item.type) {
+    case 'required':
+      return FIELD_MESSAGES.required;
+    case 'enumValue':
+      return FIELD_MESSAGES.notAnOption;
+    case 'equalValue':
+      return item.expected === true ? FIELD_MESSAGES.mustBeTrue : `Field must be equal to ${String(item.expected)}`;
+    case 'stringMax':
+      return `Must be at most ${String(item.expected)} characters`;
+    case 'stringMin':
+      return `Must be at least ${String(item.expected)} characters`;
+    case 'arrayMax':
+      return `Must have at most ${String(item.expected)} items`;
+    case 'arrayMin':
+      return `Must have at least ${String(item.expected)} items`;
+    case 'numberMax':
+      return `Must be at most ${String(item.expected)}`;
+    case 'numberMin':
+      return `Must be at least ${String(item.expected)}`;
+    case 'objectStrict':
+      return FIELD_MESSAGES.notAccepted;
+    default:
+      return FIELD_MESSAGES.wrongFormat;
+  }
+}
+
+/** Turns Moleculer's parameter validation error data into the spec's `details` map. */
+export function detailsFromValidator(items: unknown): FieldDetails {
+  const details: FieldDetails = {};
+  if (!Array.isArray(items)) return details;
+  for (const item of items as Array<{ field?: string; type?: string; expected?: unknown }>) {
+    const field = item.field && item.field.length > 0 ? item.field : 'body';
+    const message = messageForRule(item);
+    const messages = (details[field] ??= []);
+    if (!messages.includes(message)) messages.push(message);
+  }
+  return details;
+}
+
+export interface RenderedError {
+  status: number;
+  body: unknown;
+  headers: Record<string, string>;
+}
+
+/**
+ * The HTTP answer for any error that reaches the gateway. A 5xx never shows internals: the
+ * request id lets an operator find the log line.
+ */
+export function renderError(err: ErrorLike, requestId?: string): RenderedError {
+  const type = typeof err.type === 'string' ? err.type : undefined;
+  const code = typeof err.code === 'number' ? err.code : 500;
+  const data = (err.data ?? {}) as Record<string, unknown>;
+  const message = typeof err.message === 'string' ? err.message : 'Error';
+  const headers: Record<string, string> = {};
+
+  switch (type) {
+    case ERROR_TYPES.FIELDS_VALIDATION:
+      return { status: 400, headers, body: { error: { message: 'Fields validation failed', details: data.details ?? {} } } };
+    case 'VALIDATION_ERROR': // Moleculer's parameter validator
+      return {
+        status: 400,
+        headers,
+        body: { error: { message: 'Fields validation failed', details: detailsFromValidator(err.data) } },
+      };
+    case ERROR_TYPES.NOT_ENOUGH_DATA:
+      return { status: 400, headers, body: { error: 'Not enough data', data: { paramsNeeded: data.paramsNeeded ?? [] } } };
+    case ERROR_TYPES.CANNOT_PROCESS_CASE:
+      return { status: 404, headers, body: { error: { message: "Can't process this case" }, data: null } };
+    case ERROR_TYPES.RATE_LIMITED:
+    case 'RATE_LIMIT_EXCEEDED': // moleculer-web's own rate limiter
+      headers['Retry-After'] = String(data.retryAfterSeconds ?? 60);
+      return { status: 429, headers, body: { error: { message: 'Too many requests' } } };
+    case 'ERR_NO_TOKEN':
+    case 'ERR_INVALID_TOKEN':
+    case 'NO_RIGHTS':
+      return { status: code === 403 ? 403 : 401, headers, body: { error: { message } } };
+    case 'SERVICE_NOT_FOUND':
+    case 'NOT_FOUND':
+      return { status: 404, headers, body: { error: { message: type === 'SERVICE_NOT_FOUND' ? 'Not found' : message } } };
+    case 'INVALID_REQUEST_TYPE':
+    case 'UNSUPPORTED_MEDIA_TYPE':
+      return { status: 415, headers, body: { error: { message } } };
+    default:
+      break;
+  }
+
+  if (code === 413 || type === 'entity.too.large') {
+    return { status: 413, headers, body: { error: { message: 'Request body is too large' } } };
+  }
+  if (code >= 400 && code < 500) {
+    const body: { error: { message: string; details?: unknown } } = { error: { message } };
+    if (err.data !== undefined && err.data !== null) body.error.details = err.data;
+    return { status: code, headers, body };
+  }
+  if (code === 503 || code === 504) {
+    headers['Retry-After'] = '1';
+    return { status: 503, headers, body: { error: { message: 'Service temporarily unavailable', requestId } } };
+  }
+  return { status: 500, headers, body: { error: { message: 'Internal error', requestId } } };
+}

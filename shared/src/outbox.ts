@@ -1,0 +1,207 @@
+/**
+ * Transactional outbox: a service writes the domain event in the same transaction as the change
+ * it reports, and a relay hands committed events to the webhooks service with an acknowledged
+ * call. An event is marked published only after that call answers, so a crash anywhere re-sends
+ * it; the receiver deduplicates by event id.
+ *
+ * The relay never holds a transaction across the call (embedded mode has one shared connection
+ * that the receiving action needs); a lease keeps two instances of a service from sending the
+ * same rows at the same time.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import type { ServiceSchema, Service, ServiceSettingSchema } from 'moleculer';
+
+/** Who may be told about the event: the webhooks service picks their subscriptions. */
+export interface Audience {
+  partnerId?: number | null;
+  providerId?: number | null;
+}
+
+export interface DomainEvent<P = Record<string, unknown>> {
+  /** The event id; also the `webhook-id` of every delivery it causes. */
+  id: string;
+  type: string;
+  source: string;
+  occurredAt: string;
+  caseGuid: string | null;
+  audience: Audience;
+  payload: P;
+}
+
+export interface NewEvent<P = Record<string, unknown>> {
+  type: string;
+  caseGuid?: string | null;
+  audience: Audience;
+  payload: P;
+}
+
+/** Where relayed events go: the webhooks service stores them before it answers. */
+export const EVENT_SINK_ACTION = 'webhooks.ingest';
+
+export const OUTBOX_SETTINGS = {
+  /** How often a relay looks for events that an after-commit nudge did not send. */
+  pollIntervalMs: 1000,
+  /** Events per relay call. */
+  batchSize: 100,
+  /** How long a relay owns the rows it claimed before another instance may send them. */
+  leaseMs: 30_000,
+  /** Longest wait between relay attempts while the sink is unreachable. */
+  maxBackoffMs: 30_000,
+};
+
+export async function createOutboxTable(knex: Knex, schema: string): Promise<void> {
+  await knex.schema.withSchema(schema).createTable('outbox', (table) => {
+    table.bigIncrements('id');
+    table.uuid('event_id').notNullable().unique();
+    table.string('type', 64).notNullable();
+    table.uuid('case_guid');
+    table.jsonb('audience').notNullable();
+    table.jsonb('payload').notNullable();
+    table.timestamp('occurred_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
+    table.timestamp('lease_until', { useTz: true });
+    table.timestamp('published_at', { useTz: true });
+  });
+  await knex.raw('create index outbox_pending on ??.outbox (id) where published_at is null', [schema]);
+}
+
+export async function dropOutboxTable(knex: Knex, schema: string): Promise<void> {
+  await knex.schema.withSchema(schema).dropTableIfExists('outbox');
+}
+
+/** Writes an event in the caller's transaction; returns its id. */
+export async function writeEvent(trx: Knex.Transaction, schema: string, event: NewEvent): Promise<string> {
+  const id = randomUUID();
+  await trx(`${schema}.outbox`).insert({
+    event_id: id,
+    type: event.type,
+    case_guid: event.caseGuid ?? null,
+    audience: JSON.stringify(event.audience),
+    payload: JSON.stringify(event.payload),
+  });
+  return id;
+}
+
+interface OutboxRow {
+  id: number;
+  event_id: string;
+  type: string;
+  case_guid: string | null;
+  audience: Audience;
+  payload: Record<string, unknown>;
+  occurred_at: Date;
+}
+
+/** Claims a batch of pending events for this relay; rows leased by another relay are skipped. */
+export async function claimPendingEvents(knex: Knex, schema: string, limit: number, leaseMs: number): Promise<OutboxRow[]> {
+  const result = await knex.raw(
+    `update ??.outbox set lease_until = now() + (? * interval '1 millisecond')
+      where id in (select id from ??.outbox
+                    where published_at is null and (lease_until is null or lease_until < now())
+                    order by id limit ? for update skip locked)
+      returning id, event_id, type, case_guid, audience, payload, occurred_at`,
+    [schema, leaseMs, schema, limit],
+  );
+  return (result.rows as OutboxRow[]).sort((a, b) => a.id - b.id);
+}
+
+export async function markPublished(knex: Knex, schema: string, ids: number[]): Promise<void> {
+  await knex(`${schema}.outbox`).whereIn('id', ids).update({ published_at: knex.fn.now(), lease_until: null });
+}
+
+export async function pendingEventCount(knex: Knex, schema: string): Promise<number> {
+  const row = await knex(`${schema}.outbox`).whereNull('published_at').count<{ count: number }[]>('id as count').first();
+  return Number(row?.count ?? 0);
+}
+
+export function toDomainEvent(row: OutboxRow, source: string): DomainEvent {
+  return {
+    id: row.event_id,
+    type: row.type,
+    source,
+    occurredAt: row.occurred_at.toISOString(),
+    caseGuid: row.case_guid,
+    audience: row.audience,
+    payload: row.payload,
+  };
+}
+
+interface RelayState {
+  timer?: NodeJS.Timeout;
+  running?: Promise<void>;
+  again: boolean;
+  failures: number;
+  nextAttemptAt: number;
+}
+
+type OutboxService = Service & {
+  db: { knex: Knex };
+  outboxSchema: string;
+  outboxRelay: RelayState;
+  relayOutbox(): void;
+  relayPendingEvents(): Promise<void>;
+};
+
+/**
+ * Gives a service `relayOutbox()` (call it after a commit that wrote events) and a poller that
+ * relays whatever a crash or an unreachable sink left behind. Needs the DbMixin's `this.db`.
+ */
+export function OutboxMixin(schema: string): Partial<ServiceSchema> {
+  const mixin: Partial<ServiceSchema<ServiceSettingSchema, OutboxService>> = {
+    methods: {
+      relayOutbox(this: OutboxService) {
+        const state = this.outboxRelay;
+        if (state.running) {
+          state.again = true;
+          return;
+        }
+        state.running = this.relayPendingEvents()
+          .catch((err: Error) => {
+            state.failures += 1;
+            const backoff = Math.min(OUTBOX_SETTINGS.maxBackoffMs, 250 * 2 ** Math.min(state.failures, 10));
+            state.nextAttemptAt = Date.now() + backoff;
+            this.logger.warn(`Outbox relay failed (${err.message}); next attempt in ${backoff} ms`);
+          })
+          .finally(() => {
+            state.running = undefined;
+            if (state.again && Date.now() >= state.nextAttemptAt) {
+              state.again = false;
+              this.relayOutbox();
+            }
+          });
+      },
+
+      async relayPendingEvents(this: OutboxService) {
+        const { knex } = this.db;
+        for (;;) {
+          this.outboxRelay.again = false;
+          const rows = await claimPendingEvents(knex, schema, OUTBOX_SETTINGS.batchSize, OUTBOX_SETTINGS.leaseMs);
+          if (rows.length === 0) return;
+          const events = rows.map((row) => toDomainEvent(row, this.name));
+          await this.broker.call(EVENT_SINK_ACTION, { events });
+          await markPublished(knex, schema, rows.map((row) => row.id));
+          this.outboxRelay.failures = 0;
+          if (rows.length < OUTBOX_SETTINGS.batchSize && !this.outboxRelay.again) return;
+        }
+      },
+    },
+
+    created(this: OutboxService) {
+      this.outboxSchema = schema;
+      this.outboxRelay = { again: false, failures: 0, nextAttemptAt: 0 };
+    },
+
+    started(this: OutboxService) {
+      this.outboxRelay.timer = setInterval(() => {
+        if (Date.now() >= this.outboxRelay.nextAttemptAt) this.relayOutbox();
+      }, OUTBOX_SETTINGS.pollIntervalMs);
+      this.outboxRelay.timer.unref();
+    },
+
+    async stopped(this: OutboxService) {
+      clearInterval(this.outboxRelay.timer);
+      await this.outboxRelay.running;
+    },
+  };
+  return mixin as Partial<ServiceSchema>;
+}

@@ -1,0 +1,51 @@
+/**
+ * Starts the services this process runs (`SERVICES`, all by default) on one broker, and in
+ * embedded mode loads the demo world on the first start.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { BrokerOptions, ServiceBroker, ServiceSchema } from 'moleculer';
+import { createHubBroker } from './broker';
+import type { HubConfig, ServiceName } from './config';
+import type { EmbeddedDatabaseOptions } from './db';
+import type { World } from './world';
+
+export const DEMO_WORLD_FILE = path.resolve(__dirname, '../../world/demo.json');
+
+/** The service schema a package exports, or undefined while the package has nothing to serve. */
+export function serviceSchemaOf(name: ServiceName): ServiceSchema | undefined {
+  let entry: string;
+  try {
+    entry = require.resolve(`@hub/${name}`);
+  } catch {
+    return undefined;
+  }
+  return (require(entry) as { default?: ServiceSchema }).default;
+}
+
+export interface StartOptions {
+  embedded?: EmbeddedDatabaseOptions;
+  /** A world to load when the database holds none yet. */
+  initialWorld?: World;
+  brokerOverrides?: BrokerOptions;
+}
+
+export async function startHub(config: HubConfig, options: StartOptions = {}): Promise<ServiceBroker> {
+  const broker = createHubBroker(config, options.embedded, options.brokerOverrides);
+  for (const name of config.services) {
+    const schema = serviceSchemaOf(name);
+    if (schema) broker.createService(schema);
+    else broker.logger.debug(`Service '${name}' has nothing to serve yet`);
+  }
+  await broker.start();
+  const world = options.initialWorld ?? (config.loadDemoWorld ? readWorld(DEMO_WORLD_FILE) : undefined);
+  if (world && config.services.includes('catalog') && !(await broker.call('catalog.hasWorld'))) {
+    await broker.call('catalog.loadWorld', { world });
+    broker.logger.info('Loaded the demo world');
+  }
+  return broker;
+}
+
+export function readWorld(file: string): World {
+  return JSON.parse(fs.readFileSync(file, 'utf8')) as World;
+}

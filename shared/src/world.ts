@@ -1,0 +1,480 @@
+/**
+ * The world file: all reference data and configuration in one JSON document (format in
+ * docs/world.md). It is checked as a whole, shape and cross-references, before any service
+ * writes its part, so a bad file changes nothing.
+ */
+import FastestValidator from 'fastest-validator';
+
+const validator = new FastestValidator({ haltOnFirstError: false });
+
+export interface ContactDataIn {
+  type?: 0 | 1;
+  name?: string | null;
+  firstName?: string | null;
+  lastName?: string | null;
+  organizationName?: string | null;
+  organizationNumber?: string | null;
+  addName?: string | null;
+  address?: string | null;
+  postalCode?: string | null;
+  city?: string | null;
+  countryCode?: string | null;
+  phone?: string | null;
+  mobile?: string | null;
+  email?: string | null;
+  floor?: string | null;
+  entrance?: string | null;
+  doorCode?: string | null;
+}
+
+export interface WorldPartner {
+  id: number;
+  name: string;
+  contactData?: ContactDataIn;
+  settings?: { emailsEnabled?: boolean; supportsPackaging?: boolean; partnerSpecificKey?: string };
+}
+export interface WorldDepartment {
+  id: number;
+  name: string;
+  externalData?: unknown;
+  contactData?: ContactDataIn;
+}
+export interface WorldProvider {
+  id: number;
+  name: string;
+  contactData?: ContactDataIn;
+  departments?: WorldDepartment[];
+  statusKeys?: Array<{ key: string; name: string }>;
+  invoiceStatuses?: Array<{ key: string; name?: string; sendToClient: boolean }>;
+}
+export interface WorldNamed {
+  id: number;
+  name: string;
+  aliases?: string[];
+  properties?: Record<string, unknown>;
+  externalData?: unknown;
+}
+export interface WorldAccessory {
+  id: number;
+  name: string;
+  productTypes: number[];
+}
+export interface WorldPickupArea {
+  postalCodeFrom: string;
+  postalCodeTo: string;
+  weekdays?: number[];
+  window?: string;
+}
+export interface WorldShippingMethod {
+  id: number;
+  name: string;
+  properties: { requirePickupDate: boolean; goodsTypeList: string[] | null };
+  requireWeight?: boolean;
+  requireVolume?: boolean;
+  calendar?: {
+    timeZone: string;
+    weekdays: number[];
+    cutoffHour: number;
+    leadDays: number;
+    horizonDays: number;
+    holidays?: string[];
+    window?: string;
+    areas?: WorldPickupArea[];
+  };
+}
+export interface WorldCompetence {
+  id: number;
+  partnerId: number;
+  providerId: number;
+  departmentId?: number | null;
+  originatorTypes?: string[];
+  bookingTypes?: string[];
+  serviceTypes?: number[];
+  manufacturers?: number[];
+  productTypes?: number[];
+  serviceLocations?: number[];
+  shippingMethods?: number[];
+  postalCodes?: Array<{ from: string; to: string }>;
+  models?: string[];
+  priority?: number;
+  primary?: boolean;
+  sesam?: string | null;
+  persDep?: string | null;
+  overrideCode?: string | null;
+  partnerCompetence?: { id: number; overrideCode?: string | null } & Record<string, unknown>;
+}
+export interface WorldAccount {
+  id: number;
+  name: string;
+  role: 'partner' | 'provider' | 'admin';
+  partnerId?: number | null;
+  providerId?: number | null;
+  /** A plain token (demo worlds) or its SHA-256 hex digest (`tokenSha256`) for real ones. */
+  token?: string;
+  tokenSha256?: string;
+  canForceProvider?: boolean;
+}
+export interface WorldSubscription {
+  id: number;
+  accountId: number;
+  eventTypes: string[];
+  target:
+    | { kind: 'http'; url: string; method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'; headers?: Record<string, string> }
+    | { kind: 'amqp'; url: string; queue: string };
+  secret?: string;
+  statusTransitions?: Array<{ from?: string | null; to?: string | null }>;
+}
+export interface World {
+  partners?: WorldPartner[];
+  providers?: WorldProvider[];
+  manufacturers?: WorldNamed[];
+  serviceTypes?: WorldNamed[];
+  productTypes?: WorldNamed[];
+  serviceLocations?: WorldNamed[];
+  accessories?: WorldAccessory[];
+  shippingMethods?: WorldShippingMethod[];
+  competences?: WorldCompetence[];
+  accounts?: WorldAccount[];
+  webhooks?: {
+    subscriptions?: WorldSubscription[];
+    statusMappings?: Array<{ partnerId: number; providerKey: string; partnerKey: string }>;
+    blacklists?: Array<{ partnerId: number; key: string }>;
+  };
+  models?: Array<Record<string, unknown>>;
+}
+
+const id = { type: 'number', integer: true, positive: true };
+const ids = { type: 'array', items: id, optional: true };
+const text = (max: number, optional = false) => ({ type: 'string', min: 1, max, optional });
+const nullableText = { type: 'string', max: 512, optional: true, nullable: true };
+const contact = {
+  type: 'object',
+  optional: true,
+  strict: true,
+  props: {
+    type: { type: 'enum', values: [0, 1], optional: true },
+    ...Object.fromEntries(
+      ['name', 'firstName', 'lastName', 'organizationName', 'organizationNumber', 'addName', 'address', 'postalCode', 'city', 'phone', 'mobile', 'email', 'floor', 'entrance', 'doorCode'].map(
+        (field) => [field, nullableText],
+      ),
+    ),
+    countryCode: { type: 'string', length: 2, optional: true, nullable: true },
+  },
+};
+const named = (extra: Record<string, unknown> = {}) => ({
+  type: 'array',
+  optional: true,
+  items: {
+    type: 'object',
+    strict: true,
+    props: {
+      id,
+      name: text(255),
+      aliases: { type: 'array', items: text(255), optional: true },
+      properties: { type: 'object', optional: true },
+      externalData: { type: 'any', optional: true },
+      ...extra,
+    },
+  },
+});
+const postalCode = { type: 'string', min: 3, max: 10 };
+const timeWindow = { type: 'string', pattern: /^\d{2}:\d{2}-\d{2}:\d{2}$/, optional: true };
+const weekdays = { type: 'array', items: { type: 'number', integer: true, min: 1, max: 7 }, optional: true };
+
+const worldSchema = {
+  $$strict: true,
+  partners: {
+    type: 'array',
+    optional: true,
+    items: {
+      type: 'object',
+      strict: true,
+      props: {
+        id,
+        name: text(255),
+        contactData: contact,
+        settings: {
+          type: 'object',
+          optional: true,
+          strict: true,
+          props: {
+            emailsEnabled: { type: 'boolean', optional: true },
+            supportsPackaging: { type: 'boolean', optional: true },
+            partnerSpecificKey: text(64, true),
+          },
+        },
+      },
+    },
+  },
+  providers: {
+    type: 'array',
+    optional: true,
+    items: {
+      type: 'object',
+      strict: true,
+      props: {
+        id,
+        name: text(255),
+        contactData: contact,
+        departments: {
+          type: 'array',
+          optional: true,
+          items: { type: 'object', strict: true, props: { id, name: text(255), externalData: { type: 'any', optional: true }, contactData: contact } },
+        },
+        statusKeys: {
+          type: 'array',
+          optional: true,
+          items: { type: 'object', strict: true, props: { key: { type: 'string', pattern: /^[a-z0-9_.-]{1,64}$/ }, name: text(255) } },
+        },
+        invoiceStatuses: {
+          type: 'array',
+          optional: true,
+          items: { type: 'object', strict: true, props: { key: text(255), name: text(255, true), sendToClient: 'boolean' } },
+        },
+      },
+    },
+  },
+  manufacturers: named(),
+  serviceTypes: named(),
+  productTypes: named(),
+  serviceLocations: named(),
+  accessories: {
+    type: 'array',
+    optional: true,
+    items: { type: 'object', strict: true, props: { id, name: text(255), productTypes: { type: 'array', items: id } } },
+  },
+  shippingMethods: named({
+    properties: {
+      type: 'object',
+      strict: true,
+      props: {
+        requirePickupDate: 'boolean',
+        goodsTypeList: { type: 'array', items: text(64), nullable: true },
+      },
+    },
+    requireWeight: { type: 'boolean', optional: true },
+    requireVolume: { type: 'boolean', optional: true },
+    calendar: {
+      type: 'object',
+      optional: true,
+      strict: true,
+      props: {
+        timeZone: text(64),
+        weekdays: { ...weekdays, optional: false },
+        cutoffHour: { type: 'number', integer: true, min: 0, max: 23 },
+        leadDays: { type: 'number', integer: true, min: 0, max: 30 },
+        horizonDays: { type: 'number', integer: true, min: 1, max: 120 },
+        holidays: { type: 'array', optional: true, items: { type: 'string', pattern: /^\d{4}-\d{2}-\d{2}$/ } },
+        window: timeWindow,
+        areas: {
+          type: 'array',
+          optional: true,
+          items: { type: 'object', strict: true, props: { postalCodeFrom: postalCode, postalCodeTo: postalCode, weekdays, window: timeWindow } },
+        },
+      },
+    },
+  }),
+  competences: {
+    type: 'array',
+    optional: true,
+    items: {
+      type: 'object',
+      strict: true,
+      props: {
+        id,
+        partnerId: id,
+        providerId: id,
+        departmentId: { ...id, optional: true, nullable: true },
+        originatorTypes: { type: 'array', optional: true, items: { type: 'enum', values: ['private', 'helpdesk'] } },
+        bookingTypes: { type: 'array', optional: true, items: { type: 'enum', values: ['companyToPrivate', 'privateToPrivate'] } },
+        serviceTypes: ids,
+        manufacturers: ids,
+        productTypes: ids,
+        serviceLocations: ids,
+        shippingMethods: ids,
+        postalCodes: { type: 'array', optional: true, items: { type: 'object', strict: true, props: { from: postalCode, to: postalCode } } },
+        models: { type: 'array', optional: true, items: text(255) },
+        priority: { type: 'number', integer: true, optional: true },
+        primary: { type: 'boolean', optional: true },
+        sesam: nullableText,
+        persDep: nullableText,
+        overrideCode: nullableText,
+        partnerCompetence: { type: 'object', optional: true, props: { id, overrideCode: nullableText } },
+      },
+    },
+  },
+  accounts: {
+    type: 'array',
+    optional: true,
+    items: {
+      type: 'object',
+      strict: true,
+      props: {
+        id,
+        name: text(255),
+        role: { type: 'enum', values: ['partner', 'provider', 'admin'] },
+        partnerId: { ...id, optional: true, nullable: true },
+        providerId: { ...id, optional: true, nullable: true },
+        token: { type: 'string', min: 16, max: 256, optional: true },
+        tokenSha256: { type: 'string', pattern: /^[0-9a-f]{64}$/, optional: true },
+        canForceProvider: { type: 'boolean', optional: true },
+      },
+    },
+  },
+  webhooks: {
+    type: 'object',
+    optional: true,
+    strict: true,
+    props: {
+      subscriptions: {
+        type: 'array',
+        optional: true,
+        items: {
+          type: 'object',
+          strict: true,
+          props: {
+            id,
+            accountId: id,
+            eventTypes: { type: 'array', min: 1, items: text(64) },
+            target: { type: 'object' },
+            secret: { type: 'string', pattern: /^whsec_[A-Za-z0-9+/=]{24,}$/, optional: true },
+            statusTransitions: {
+              type: 'array',
+              optional: true,
+              items: { type: 'object', strict: true, props: { from: { ...nullableText }, to: { ...nullableText } } },
+            },
+          },
+        },
+      },
+      statusMappings: {
+        type: 'array',
+        optional: true,
+        items: { type: 'object', strict: true, props: { partnerId: id, providerKey: text(64), partnerKey: text(64) } },
+      },
+      blacklists: {
+        type: 'array',
+        optional: true,
+        items: { type: 'object', strict: true, props: { partnerId: id, key: text(64) } },
+      },
+    },
+  },
+  models: { type: 'array', optional: true, items: { type: 'object' } },
+};
+
+const checkShape = validator.compile(worldSchema);
+
+export interface WorldError {
+  field: string;
+  message: string;
+}
+
+function duplicateIds(errors: WorldError[], list: Array<{ id: number }> | undefined, field: string): Set<number> {
+  const seen = new Set<number>();
+  list?.forEach((entry, index) => {
+    if (seen.has(entry.id)) errors.push({ field: `${field}[${index}].id`, message: `id ${entry.id} appears twice` });
+    seen.add(entry.id);
+  });
+  return seen;
+}
+
+/** Each id in `wanted` (one value or a list, indexed in the field path) must be in `known`. */
+function references(errors: WorldError[], field: string, wanted: number | null | undefined | number[], known: Set<number>, what: string): void {
+  const check = (value: number | null | undefined, at: string) => {
+    if (value !== null && value !== undefined && !known.has(value)) errors.push({ field: at, message: `${what} ${value} is not in the world` });
+  };
+  if (Array.isArray(wanted)) wanted.forEach((value, index) => check(value, `${field}[${index}]`));
+  else check(wanted, field);
+}
+
+const EVENT_TYPES = ['status.new', 'status.transition', 'costProposal.created', 'costProposal.reacted', 'message.created', 'message.confirmed', 'case.filesUploaded', 'case.updated', 'invoice.saved'];
+
+/** Checks a whole world; an empty list means it may be loaded. */
+export function validateWorld(input: unknown): WorldError[] {
+  if (!input || typeof input !== 'object' || Array.isArray(input)) return [{ field: '', message: 'A world must be a JSON object' }];
+  const shape = checkShape(input);
+  if (shape !== true) {
+    return (shape as Array<{ type?: string; field?: string; message?: string; actual?: unknown }>).flatMap((item) => {
+      const field = item.field ?? '';
+      // An unknown key is named as its own field, so a typo points at itself.
+      if (item.type === 'objectStrict') {
+        return String(item.actual).split(', ').map((key) => ({ field: field ? `${field}.${key}` : key, message: 'is not a known key' }));
+      }
+      return [{ field, message: item.message ?? 'Wrong format' }];
+    });
+  }
+  const world = input as World;
+  const errors: WorldError[] = [];
+  const partners = duplicateIds(errors, world.partners, 'partners');
+  const providers = duplicateIds(errors, world.providers, 'providers');
+  const departments = new Set<number>();
+  world.providers?.forEach((provider, p) => {
+    provider.departments?.forEach((department, d) => {
+      if (departments.has(department.id)) errors.push({ field: `providers[${p}].departments[${d}].id`, message: `department ${department.id} appears twice` });
+      departments.add(department.id);
+    });
+  });
+  const manufacturers = duplicateIds(errors, world.manufacturers, 'manufacturers');
+  const serviceTypes = duplicateIds(errors, world.serviceTypes, 'serviceTypes');
+  const productTypes = duplicateIds(errors, world.productTypes, 'productTypes');
+  const serviceLocations = duplicateIds(errors, world.serviceLocations, 'serviceLocations');
+  duplicateIds(errors, world.accessories, 'accessories');
+  const shippingMethods = duplicateIds(errors, world.shippingMethods, 'shippingMethods');
+  duplicateIds(errors, world.competences, 'competences');
+  const accounts = duplicateIds(errors, world.accounts, 'accounts');
+  duplicateIds(errors, world.webhooks?.subscriptions, 'webhooks.subscriptions');
+
+  world.accessories?.forEach((accessory, i) => references(errors, `accessories[${i}].productTypes`, accessory.productTypes, productTypes, 'product type'));
+  world.competences?.forEach((competence, i) => {
+    const at = `competences[${i}]`;
+    references(errors, `${at}.partnerId`, competence.partnerId, partners, 'partner');
+    references(errors, `${at}.providerId`, competence.providerId, providers, 'provider');
+    references(errors, `${at}.departmentId`, competence.departmentId, departments, 'department');
+    references(errors, `${at}.serviceTypes`, competence.serviceTypes, serviceTypes, 'service type');
+    references(errors, `${at}.manufacturers`, competence.manufacturers, manufacturers, 'manufacturer');
+    references(errors, `${at}.productTypes`, competence.productTypes, productTypes, 'product type');
+    references(errors, `${at}.serviceLocations`, competence.serviceLocations, serviceLocations, 'service location');
+    references(errors, `${at}.shippingMethods`, competence.shippingMethods, shippingMethods, 'shipping method');
+    competence.postalCodes?.forEach((range, r) => {
+      if (range.from > range.to) errors.push({ field: `${at}.postalCodes[${r}]`, message: 'from must not be after to' });
+    });
+  });
+  const tokens = new Set<string>();
+  world.accounts?.forEach((account, i) => {
+    const at = `accounts[${i}]`;
+    if (account.role === 'partner' && !account.partnerId) errors.push({ field: `${at}.partnerId`, message: 'a partner account needs partnerId' });
+    if (account.role === 'provider' && !account.providerId) errors.push({ field: `${at}.providerId`, message: 'a provider account needs providerId' });
+    if (account.role !== 'partner' && account.partnerId) errors.push({ field: `${at}.partnerId`, message: `a ${account.role} account has no partnerId` });
+    if (account.role !== 'provider' && account.providerId) errors.push({ field: `${at}.providerId`, message: `a ${account.role} account has no providerId` });
+    references(errors, `${at}.partnerId`, account.partnerId, partners, 'partner');
+    references(errors, `${at}.providerId`, account.providerId, providers, 'provider');
+    if (!account.token && !account.tokenSha256) errors.push({ field: `${at}.token`, message: 'an account needs token or tokenSha256' });
+    if (account.token) {
+      if (tokens.has(account.token)) errors.push({ field: `${at}.token`, message: 'token is used by another account' });
+      tokens.add(account.token);
+    }
+  });
+  world.webhooks?.subscriptions?.forEach((subscription, i) => {
+    const at = `webhooks.subscriptions[${i}]`;
+    references(errors, `${at}.accountId`, subscription.accountId, accounts, 'account');
+    subscription.eventTypes.forEach((type, t) => {
+      if (!EVENT_TYPES.includes(type)) errors.push({ field: `${at}.eventTypes[${t}]`, message: `unknown event type "${type}" (known: ${EVENT_TYPES.join(', ')})` });
+    });
+    const target = subscription.target as Record<string, unknown>;
+    if (target.kind === 'http') {
+      if (typeof target.url !== 'string' || !/^https?:\/\//.test(target.url)) errors.push({ field: `${at}.target.url`, message: 'an http target needs an http(s) url' });
+      if (target.method !== undefined && !['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].includes(String(target.method))) {
+        errors.push({ field: `${at}.target.method`, message: 'method must be GET, POST, PUT, PATCH or DELETE' });
+      }
+    } else if (target.kind === 'amqp') {
+      if (typeof target.url !== 'string' || !/^amqps?:\/\//.test(target.url)) errors.push({ field: `${at}.target.url`, message: 'an amqp target needs an amqp(s) url' });
+      if (typeof target.queue !== 'string' || target.queue.length === 0) errors.push({ field: `${at}.target.queue`, message: 'an amqp target needs a queue' });
+    } else {
+      errors.push({ field: `${at}.target.kind`, message: 'kind must be http or amqp' });
+    }
+  });
+  world.webhooks?.statusMappings?.forEach((mapping, i) => references(errors, `webhooks.statusMappings[${i}].partnerId`, mapping.partnerId, partners, 'partner'));
+  world.webhooks?.blacklists?.forEach((entry, i) => references(errors, `webhooks.blacklists[${i}].partnerId`, entry.partnerId, partners, 'partner'));
+  return errors;
+}
+
+export const WORLD_EVENT_TYPES = EVENT_TYPES;

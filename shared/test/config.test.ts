@@ -1,0 +1,34 @@
+import { ConfigError, loadConfig } from '../src/config';
+
+describe('loadConfig', () => {
+  it('defaults to embedded mode with every service', () => {
+    const config = loadConfig({});
+    expect(config.mode).toBe('embedded');
+    expect(config.services).toContain('gateway');
+    expect(config.port).toBe(3000);
+    expect(config.cacher).toBe('memory');
+    expect(config.loadDemoWorld).toBe(true);
+  });
+
+  it('switches to distributed mode with a database or a transporter', () => {
+    const config = loadConfig({ DATABASE_URL: 'postgres://db/hub', TRANSPORTER: 'nats://nats:4222', CACHER: 'redis://redis:6379', SERVICES: 'booking,gateway' });
+    expect(config.mode).toBe('distributed');
+    expect(config.services).toEqual(['booking', 'gateway']);
+    expect(config.redisUrl).toBe('redis://redis:6379');
+    expect(config.loadDemoWorld).toBe(false);
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, /PORT must be a whole number/],
+    [{ PORT: '70000' }, /PORT must be between/],
+    [{ SERVICES: 'booking,billing' }, /unknown service "billing"/],
+    [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL must use postgres/],
+    [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL must be one of/],
+    [{ METRICS: 'maybe' }, /METRICS must be true or false/],
+    [{ BODY_LIMIT: 'big' }, /BODY_LIMIT must be a size/],
+    [{ TRACING: 'jaeger' }, /TRACING must be/],
+  ])('refuses %p', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+});

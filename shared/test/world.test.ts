@@ -1,0 +1,52 @@
+import { readWorld, DEMO_WORLD_FILE } from '../src/runner';
+import { validateWorld, type World } from '../src/world';
+
+const demo = readWorld(DEMO_WORLD_FILE);
+
+describe('validateWorld', () => {
+  it('accepts the demo world', () => {
+    expect(validateWorld(demo)).toEqual([]);
+  });
+
+  it('names the entry and field of a shape error', () => {
+    const world = { partners: [{ id: 1, name: 'A' }, { id: 'two', name: 'B' }] };
+    expect(validateWorld(world)).toEqual([expect.objectContaining({ field: 'partners[1].id' })]);
+  });
+
+  it('refuses unknown keys instead of ignoring a typo', () => {
+    expect(validateWorld({ partner: [] })).toEqual([expect.objectContaining({ field: 'partner' })]);
+  });
+
+  it('checks references between entries', () => {
+    const world: World = {
+      ...demo,
+      competences: [{ ...demo.competences![0], providerId: 999, manufacturers: [1, 77] }],
+      accounts: [{ id: 9, name: 'x', role: 'provider', token: 'a-token-of-enough-length' }],
+    };
+    const fields = validateWorld(world).map((error) => error.field);
+    expect(fields).toEqual(expect.arrayContaining(['competences[0].providerId', 'competences[0].manufacturers[1]', 'accounts[0].providerId']));
+  });
+
+  it('finds duplicate ids and tokens', () => {
+    const world: World = {
+      partners: [{ id: 1, name: 'A' }, { id: 1, name: 'B' }],
+      accounts: [
+        { id: 1, name: 'a', role: 'admin', token: 'same-token-same-token' },
+        { id: 2, name: 'b', role: 'admin', token: 'same-token-same-token' },
+      ],
+    };
+    expect(validateWorld(world).map((error) => error.field)).toEqual(['partners[1].id', 'accounts[1].token']);
+  });
+
+  it('checks webhook targets', () => {
+    const world: World = {
+      accounts: [{ id: 1, name: 'a', role: 'admin', token: 'a-token-of-enough-length' }],
+      webhooks: { subscriptions: [{ id: 1, accountId: 1, eventTypes: ['status.new', 'status.gone'], target: { kind: 'amqp', url: 'http://x', queue: '' } as never }] },
+    };
+    expect(validateWorld(world).map((error) => error.field)).toEqual([
+      'webhooks.subscriptions[0].eventTypes[1]',
+      'webhooks.subscriptions[0].target.url',
+      'webhooks.subscriptions[0].target.queue',
+    ]);
+  });
+});

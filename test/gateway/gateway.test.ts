@@ -1,0 +1,174 @@
+/**
+ * The gateway through real HTTP: token transports, access levels, the error envelopes, request
+ * ids, health, rate limiting, and the directory lookups every account may use.
+ */
+import { DEMO_TOKENS, startTestHub, type TestHub } from '../support/hub';
+
+let hub: TestHub;
+
+beforeAll(async () => {
+  hub = await startTestHub({ services: ['catalog', 'gateway'], env: { RATE_LIMIT_PER_MINUTE: '100000', BODY_LIMIT: '2kb' } });
+});
+afterAll(() => hub.stop());
+
+describe('authentication', () => {
+  it('accepts the token as accessToken query parameter', async () => {
+    const res = await hub.request('GET', `/api/v3/partner?id=1&accessToken=${DEMO_TOKENS.power}`);
+    expect(res.status).toBe(200);
+    expect(res.body.name).toBe('Elkjøp Nordic');
+  });
+
+  it('accepts the X-Hub-Api-Token header and a Bearer token', async () => {
+    expect((await hub.request('GET', '/api/v3/partner?id=1', { headers: { 'X-Hub-Api-Token': DEMO_TOKENS.nrc } })).status).toBe(200);
+    expect((await hub.request('GET', '/api/v3/partner?id=1', { headers: { Authorization: `Bearer ${DEMO_TOKENS.nrc}` } })).status).toBe(200);
+  });
+
+  it('answers 401 with the error envelope for a missing or unknown token', async () => {
+    const missing = await hub.request('GET', '/api/v3/partner?id=1');
+    expect(missing.status).toBe(401);
+    expect(missing.body).toEqual({ error: { message: 'Access token is missing' } });
+    const unknown = await hub.request('GET', '/api/v3/partner?id=1', { token: 'not-a-token' });
+    expect(unknown.status).toBe(401);
+    expect(unknown.body).toEqual({ error: { message: 'Access token is invalid' } });
+  });
+
+  it('answers 403 when the access level does not allow the caller', async () => {
+    const res = await hub.request('GET', '/api/admin/accounts', { token: DEMO_TOKENS.elkjop });
+    expect(res.status).toBe(403);
+    expect(res.body.error.message).toMatch(/access level/);
+  });
+});
+
+describe('errors', () => {
+  it('answers 404 for an unknown route', async () => {
+    const res = await hub.request('GET', '/api/v3/nothing-here', { token: DEMO_TOKENS.elkjop });
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ error: { message: 'Not found' } });
+  });
+
+  it('answers 400 with the validation envelope for a wrong type', async () => {
+    const res = await hub.request('GET', '/api/v3/partner?id=abc', { token: DEMO_TOKENS.elkjop });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: { message: 'Fields validation failed', details: { id: ['Wrong format'] } } });
+  });
+
+  it('answers 400 for a missing required parameter', async () => {
+    const res = await hub.request('GET', '/api/v3/department', { token: DEMO_TOKENS.elkjop });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toEqual({ id: ['Field is required'] });
+  });
+
+  it('answers 400 for malformed JSON and 413 for a body over the limit', async () => {
+    const malformed = await hub.request('POST', '/api/admin/world', { token: DEMO_TOKENS.admin, rawBody: '{"world": ' });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body).toEqual({ error: { message: 'Malformed JSON body' } });
+    const large = await hub.request('POST', '/api/admin/world', { token: DEMO_TOKENS.admin, body: { world: { padding: 'x'.repeat(4096) } } });
+    expect(large.status).toBe(413);
+    expect(large.body).toEqual({ error: { message: 'Request body is too large' } });
+  });
+
+  it('puts a request id on every response, keeping a sane one the client sent', async () => {
+    const plain = await hub.request('GET', '/api/v3/nothing-here');
+    expect(plain.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const echoed = await hub.request('GET', '/api/v3/partner?id=1', { token: DEMO_TOKENS.elkjop, headers: { 'X-Request-Id': 'client-req-12345' } });
+    expect(echoed.headers.get('x-request-id')).toBe('client-req-12345');
+  });
+});
+
+describe('health', () => {
+  it('is live and ready with the database checked', async () => {
+    expect((await hub.request('GET', '/health/live')).body).toEqual({ status: 'ok' });
+    const ready = await hub.request('GET', '/health/ready');
+    expect(ready.status).toBe(200);
+    expect(ready.body).toEqual({ status: 'ok', checks: { transporter: 'ok', database: 'ok' } });
+  });
+});
+
+describe('directory lookups (access Any)', () => {
+  it('GET /api/v3/partner returns the Partner record with ContactData', async () => {
+    const res = await hub.request('GET', '/api/v3/partner?id=3', { token: DEMO_TOKENS.svea });
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body).sort()).toEqual(['contactData', 'id', 'name']);
+    expect(res.body.contactData).toMatchObject({ organizationName: 'Trygg Forsikring AB', countryCode: 'SE', firstName: null, doorCode: null });
+    expect(res.body.contactData.id).toEqual(expect.any(Number));
+    expect(new Date(res.body.contactData.createdAt).toISOString()).toBe(res.body.contactData.createdAt);
+  });
+
+  it('GET /api/v3/provider and /providers', async () => {
+    const one = await hub.request('GET', '/api/v3/provider?id=20', { token: DEMO_TOKENS.elkjop });
+    expect(one.body).toMatchObject({ id: 20, name: 'Svea Service Verkstad' });
+    const some = await hub.request('GET', '/api/v3/providers?ids=30,10', { token: DEMO_TOKENS.elkjop });
+    expect(some.body.map((provider: { id: number }) => provider.id)).toEqual([10, 30]);
+    const all = await hub.request('GET', '/api/v3/providers', { token: DEMO_TOKENS.elkjop });
+    expect(all.body).toHaveLength(3);
+    const bad = await hub.request('GET', '/api/v3/providers?ids=1,x', { token: DEMO_TOKENS.elkjop });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details).toEqual({ ids: ['Wrong format'] });
+  });
+
+  it('GET /api/v3/department wraps the Department in data', async () => {
+    const res = await hub.request('GET', '/api/v3/department?id=102', { token: DEMO_TOKENS.elkjop });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      data: { id: 102, name: 'NRC Bergen', externalData: { sesamCode: 'NRC-BGO' }, contactData: expect.objectContaining({ city: 'Kokstad' }) },
+    });
+  });
+
+  it('answers 404 for an unknown id', async () => {
+    const res = await hub.request('GET', '/api/v3/provider?id=999', { token: DEMO_TOKENS.elkjop });
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ error: { message: 'Provider not found' } });
+  });
+});
+
+describe('accounts', () => {
+  it('an admin creates an account whose token works at once, shown only in that answer', async () => {
+    const created = await hub.request('POST', '/api/admin/accounts', { token: DEMO_TOKENS.admin, body: { name: 'Second Power key', role: 'partner', partnerId: 2 } });
+    expect(created.status).toBe(200);
+    expect(created.body.data).toMatchObject({ name: 'Second Power key', role: 'partner', partnerId: 2, providerId: null });
+    expect(created.body.data.id).toBeGreaterThan(7);
+    const token = created.body.data.token as string;
+    expect((await hub.request('GET', '/api/v3/partner?id=2', { token })).status).toBe(200);
+    const listed = await hub.request('GET', '/api/admin/accounts', { token: DEMO_TOKENS.admin });
+    expect(JSON.stringify(listed.body)).not.toContain(token);
+  });
+
+  it('refuses an account that does not fit its role', async () => {
+    const res = await hub.request('POST', '/api/admin/accounts', { token: DEMO_TOKENS.admin, body: { name: 'x', role: 'provider', partnerId: 2 } });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toEqual({ providerId: ['Field is required'], partnerId: ['Field is not accepted'] });
+  });
+});
+
+describe('world loading', () => {
+  it('refuses a bad world as a whole, naming entry and field, and writes nothing', async () => {
+    const world = {
+      partners: [{ id: 50, name: 'New partner' }],
+      accounts: [{ id: 50, name: 'New partner key', role: 'partner', partnerId: 51, token: 'new-partner-token-0001' }],
+    };
+    const res = await hub.request('POST', '/api/admin/world', { token: DEMO_TOKENS.admin, body: { world } });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toEqual({ 'accounts[0].partnerId': ['partner 51 is not in the world'] });
+    expect((await hub.request('GET', '/api/v3/partner?id=50', { token: DEMO_TOKENS.elkjop })).status).toBe(404);
+  });
+
+  it('loads a world, clears cached lookups, and a second load changes nothing', async () => {
+    const before = await hub.request('GET', '/api/v3/partner?id=2', { token: DEMO_TOKENS.elkjop });
+    expect(before.body.name).toBe('Power Norden');
+    const world = {
+      partners: [{ id: 2, name: 'Power Norden AS' }],
+      accounts: [{ id: 60, name: 'Extra', role: 'partner', partnerId: 2, token: 'extra-power-token-0001' }],
+    };
+    for (let load = 0; load < 2; load++) {
+      const res = await hub.request('POST', '/api/admin/world', { token: DEMO_TOKENS.admin, body: { world } });
+      expect(res.status).toBe(200);
+      expect(res.body.data).toEqual({ result: true, appliedBy: ['catalog'] });
+    }
+    const after = await hub.request('GET', '/api/v3/partner?id=2', { token: 'extra-power-token-0001' });
+    expect(after.body.name).toBe('Power Norden AS');
+    // Its contact was kept: the file named no new one.
+    expect(after.body.contactData).toEqual(before.body.contactData);
+    const accounts = await hub.request('GET', '/api/admin/accounts', { token: DEMO_TOKENS.admin });
+    expect(accounts.body.data.filter((account: { id: number }) => account.id === 60)).toHaveLength(1);
+  });
+});

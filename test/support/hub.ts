@@ -1,0 +1,144 @@
+/**
+ * Starts chosen services on a fresh database for one suite and talks to them over real HTTP.
+ * Embedded suites get a copy of the migrated template; infra suites (`infra: true`) get a new
+ * database on the Postgres server and their own NATS namespace and Redis prefix.
+ */
+import fs from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import type { ServiceBroker } from 'moleculer';
+import knexFactory from 'knex';
+import { loadConfig, type ServiceName, startHub, type World, readWorld, DEMO_WORLD_FILE } from '../../shared/src';
+import { TEMPLATE_ENV } from './global-setup';
+
+export const INFRA = {
+  postgres: process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+  nats: process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222',
+  redis: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
+  amqp: process.env.TEST_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672',
+};
+
+export const DEMO_TOKENS = {
+  admin: 'demo-admin-token-0000000000000001',
+  elkjop: 'demo-partner-elkjop-000000000001',
+  power: 'demo-partner-power-0000000000001',
+  trygg: 'demo-partner-trygg-0000000000001',
+  nrc: 'demo-provider-nrc-00000000000001',
+  svea: 'demo-provider-svea-0000000000001',
+  fixit: 'demo-provider-fixit-000000000001',
+};
+
+export interface HttpResult<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface RequestOptions {
+  token?: string;
+  body?: unknown;
+  rawBody?: string;
+  headers?: Record<string, string>;
+}
+
+export interface TestHub {
+  broker: ServiceBroker;
+  url: string;
+  request<T = any>(method: string, path: string, options?: RequestOptions): Promise<HttpResult<T>>;
+  stop(): Promise<void>;
+}
+
+export interface TestHubOptions {
+  services: ServiceName[];
+  /** 'demo' (the default) loads the demo world; a World loads that one; null loads none. */
+  world?: World | 'demo' | null;
+  env?: Record<string, string>;
+  infra?: boolean;
+}
+
+async function createServerDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `hub_test_${randomBytes(6).toString('hex')}`;
+  const admin = knexFactory({ client: 'pg', connection: INFRA.postgres, pool: { min: 0, max: 1 } });
+  await admin.raw(`create database ${name}`);
+  await admin.destroy();
+  const url = new URL(INFRA.postgres);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const dropper = knexFactory({ client: 'pg', connection: INFRA.postgres, pool: { min: 0, max: 1 } });
+      await dropper.raw(`drop database if exists ${name} with (force)`);
+      await dropper.destroy();
+    },
+  };
+}
+
+export async function startTestHub(options: TestHubOptions): Promise<TestHub> {
+  const server = options.infra ? await createServerDatabase() : undefined;
+  const env: Record<string, string> = {
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error',
+    LOAD_DEMO_WORLD: 'false',
+    METRICS: 'false',
+    ...(server ? { DATABASE_URL: server.url, TRANSPORTER: INFRA.nats, CACHER: INFRA.redis } : {}),
+    ...options.env,
+  };
+  const config = { ...loadConfig(env), services: options.services };
+  const template = process.env[TEMPLATE_ENV];
+  const world = options.world === undefined || options.world === 'demo' ? readWorld(DEMO_WORLD_FILE) : options.world ?? undefined;
+  const broker = await startHub(config, {
+    embedded: server ? undefined : { template: template ? new Blob([fs.readFileSync(template)]) : undefined },
+    initialWorld: world,
+    brokerOverrides: server ? { namespace: `test-${randomBytes(4).toString('hex')}` } : {},
+  });
+  const gateway = broker.getLocalService('gateway') as unknown as { server?: { address(): AddressInfo } } | undefined;
+  const url = gateway?.server ? `http://127.0.0.1:${gateway.server.address().port}` : '';
+  if (gateway) await waitForAliases(url);
+
+  return {
+    broker,
+    url,
+    request: (method, path, requestOptions = {}) => httpRequest(url, method, path, requestOptions),
+    stop: async () => {
+      await broker.stop();
+      await server?.drop();
+    },
+  };
+}
+
+export async function httpRequest<T = any>(baseUrl: string, method: string, path: string, options: RequestOptions = {}): Promise<HttpResult<T>> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token) headers['X-Hub-Api-Token'] = options.token;
+  let body: string | undefined = options.rawBody;
+  if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['Content-Type'] ??= 'application/json';
+  } else if (body !== undefined) {
+    headers['Content-Type'] ??= 'application/json';
+  }
+  const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    // Not JSON: the raw text is what the test sees.
+  }
+  return { status: response.status, headers: response.headers, body: parsed as T };
+}
+
+/** The gateway builds aliases shortly after services register; wait until routes answer. */
+async function waitForAliases(url: string): Promise<void> {
+  await waitFor(async () => (await fetch(`${url}/api/v3/providers`)).status === 401, 'gateway routes');
+}
+
+/** Polls a condition until it holds, failing after the deadline (no fixed sleeps in tests). */
+export async function waitFor(condition: () => Promise<boolean> | boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await condition()) return;
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
