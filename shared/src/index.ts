@@ -6,6 +6,7 @@ export * from './context';
 export * from './db';
 export * from './db.mixin';
 export * from './errors';
+export * from './events';
 export * from './outbox';
 export * from './runner';
 export * from './validator';

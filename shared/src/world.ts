@@ -4,6 +4,7 @@
  * writes its part, so a bad file changes nothing.
  */
 import FastestValidator from 'fastest-validator';
+import { WEBHOOK_EVENT_TYPES } from './events';
 
 const validator = new FastestValidator({ haltOnFirstError: false });
 
@@ -386,7 +387,7 @@ function references(errors: WorldError[], field: string, wanted: number | null |
   else check(wanted, field);
 }
 
-const EVENT_TYPES = ['status.new', 'status.transition', 'costProposal.created', 'costProposal.reacted', 'message.created', 'message.confirmed', 'case.filesUploaded', 'case.updated', 'invoice.saved'];
+const EVENT_TYPES: readonly string[] = WEBHOOK_EVENT_TYPES;
 
 /** Checks a whole world; an empty list means it may be loaded. */
 export function validateWorld(input: unknown): WorldError[] {
@@ -477,4 +478,3 @@ export function validateWorld(input: unknown): WorldError[] {
   return errors;
 }
 
-export const WORLD_EVENT_TYPES = EVENT_TYPES;

@@ -80,7 +80,7 @@ describe('health', () => {
     expect((await hub.request('GET', '/health/live')).body).toEqual({ status: 'ok' });
     const ready = await hub.request('GET', '/health/ready');
     expect(ready.status).toBe(200);
-    expect(ready.body).toEqual({ status: 'ok', checks: { transporter: 'ok', database: 'ok' } });
+    expect(ready.body).toEqual({ status: 'ok', checks: { services: 'ok', transporter: 'ok', database: 'ok' } });
   });
 });
 

@@ -63,7 +63,7 @@ function assignRequestId(this: GatewayThis, req: HubRequest, res: ServerResponse
       msg: 'request',
       requestId: req.requestId,
       method: req.method,
-      path: (req.url ?? '').split('?')[0],
+      path: ((req as { originalUrl?: string }).originalUrl ?? req.url ?? '').split('?')[0],
       status: res.statusCode,
       ms: Math.round(ms * 10) / 10,
       accountId: req.$ctx?.meta.caller?.accountId,
@@ -165,6 +165,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
     ready: {
       async handler(this: GatewayThis, ctx: Context<unknown, CallerMeta>) {
         const checks: Record<string, string> = {};
+        checks.services = this.broker.started ? 'ok' : 'starting';
         const transit = this.broker.transit as { connected?: boolean } | undefined;
         checks.transporter = !transit || transit.connected ? 'ok' : 'down';
         const database = openedDatabaseOf(this.broker);

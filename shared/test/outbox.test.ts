@@ -1,0 +1,74 @@
+/**
+ * The outbox on a real embedded database: an event is written with its change, relayed to the
+ * sink only after commit, never written by a rolled-back change, and kept until the sink
+ * acknowledges it.
+ */
+import path from 'node:path';
+import type { Context, ServiceBroker } from 'moleculer';
+import { createHubBroker, DbMixin, type DbService, type DomainEvent, inTransaction, loadConfig, OUTBOX_SETTINGS, OutboxMixin, pendingEventCount, writeEvent } from '../src';
+import { waitFor } from '../../test/support/hub';
+
+const received: DomainEvent[] = [];
+let sinkFails = false;
+let broker: ServiceBroker;
+
+beforeAll(async () => {
+  OUTBOX_SETTINGS.maxBackoffMs = 500;
+  broker = createHubBroker(loadConfig({ LOG_LEVEL: 'fatal' }), {}, { logger: false });
+  broker.createService({
+    name: 'probe',
+    mixins: [DbMixin('probe', path.join(__dirname, 'outbox-probe', 'migrations')), OutboxMixin('probe')],
+    actions: {
+      async write(this: DbService & { relayOutbox(): void }, ctx: Context<{ text: string; fail?: boolean }>) {
+        await inTransaction(this.db.knex, async (trx) => {
+          await trx('probe.notes').insert({ text: ctx.params.text });
+          await writeEvent(trx, 'probe', { type: 'note.written', caseGuid: null, audience: { partnerId: 1 }, payload: { text: ctx.params.text } });
+          if (ctx.params.fail) throw new Error('rolled back');
+        });
+        this.relayOutbox();
+      },
+    },
+  });
+  broker.createService({
+    name: 'webhooks',
+    actions: {
+      ingest(ctx: Context<{ events: DomainEvent[] }>) {
+        if (sinkFails) throw new Error('sink down');
+        received.push(...ctx.params.events);
+        return { stored: ctx.params.events.length };
+      },
+    },
+  });
+  await broker.start();
+});
+afterAll(() => broker.stop());
+
+function pending() {
+  return pendingEventCount((broker.getLocalService('probe') as unknown as DbService).db.knex, 'probe');
+}
+
+it('relays a committed event with its id, type, audience and payload', async () => {
+  await broker.call('probe.write', { text: 'first' });
+  await waitFor(() => received.length === 1, 'the event at the sink');
+  expect(received[0]).toMatchObject({ type: 'note.written', source: 'probe', audience: { partnerId: 1 }, payload: { text: 'first' }, caseGuid: null });
+  expect(received[0].id).toMatch(/^[0-9a-f-]{36}$/);
+  await waitFor(async () => (await pending()) === 0, 'the event marked published');
+});
+
+it('writes no event when the change rolls back', async () => {
+  await expect(broker.call('probe.write', { text: 'never', fail: true })).rejects.toThrow('rolled back');
+  expect(await pending()).toBe(0);
+});
+
+it('keeps events while the sink fails and delivers them, in order, once it answers', async () => {
+  received.length = 0;
+  sinkFails = true;
+  await broker.call('probe.write', { text: 'a' });
+  await broker.call('probe.write', { text: 'b' });
+  await waitFor(async () => (await pending()) === 2, 'two pending events');
+  expect(received).toHaveLength(0);
+  sinkFails = false;
+  await waitFor(() => received.length === 2, 'both events after recovery');
+  expect(received.map((event) => event.payload.text)).toEqual(['a', 'b']);
+  expect(await pending()).toBe(0);
+});
