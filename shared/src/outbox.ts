@@ -109,6 +109,11 @@ export async function markPublished(knex: Knex, schema: string, ids: number[]): 
   await knex(`${schema}.outbox`).whereIn('id', ids).update({ published_at: knex.fn.now(), lease_until: null });
 }
 
+/** Gives claimed rows back at once when the sink did not take them. */
+export async function releaseLease(knex: Knex, schema: string, ids: number[]): Promise<void> {
+  await knex(`${schema}.outbox`).whereIn('id', ids).whereNull('published_at').update({ lease_until: null });
+}
+
 export async function pendingEventCount(knex: Knex, schema: string): Promise<number> {
   const row = await knex(`${schema}.outbox`).whereNull('published_at').count<{ count: number }[]>('id as count').first();
   return Number(row?.count ?? 0);
@@ -177,9 +182,14 @@ export function OutboxMixin(schema: string): Partial<ServiceSchema> {
           this.outboxRelay.again = false;
           const rows = await claimPendingEvents(knex, schema, OUTBOX_SETTINGS.batchSize, OUTBOX_SETTINGS.leaseMs);
           if (rows.length === 0) return;
-          const events = rows.map((row) => toDomainEvent(row, this.name));
-          await this.broker.call(EVENT_SINK_ACTION, { events });
-          await markPublished(knex, schema, rows.map((row) => row.id));
+          const ids = rows.map((row) => row.id);
+          try {
+            await this.broker.call(EVENT_SINK_ACTION, { events: rows.map((row) => toDomainEvent(row, this.name)) });
+          } catch (err) {
+            await releaseLease(knex, schema, ids);
+            throw err;
+          }
+          await markPublished(knex, schema, ids);
           this.outboxRelay.failures = 0;
           if (rows.length < OUTBOX_SETTINGS.batchSize && !this.outboxRelay.again) return;
         }
