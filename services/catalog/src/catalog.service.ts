@@ -24,6 +24,8 @@ import {
   insertAccount,
   listAccounts,
 } from './directory';
+import { lookupActions } from './lookups.actions';
+import { applyReference } from './reference';
 import { newToken } from './tokens';
 
 export interface IdParams {
@@ -51,6 +53,8 @@ const CatalogService: ServiceSchema<ServiceSettingSchema, CatalogThis> = {
   settings: { rest: '' },
 
   actions: {
+    ...lookupActions,
+
     partner: {
       rest: 'GET /v3/partner',
       access: ACCESS.ANY,
@@ -184,7 +188,10 @@ const CatalogService: ServiceSchema<ServiceSettingSchema, CatalogThis> = {
       visibility: 'public',
       params: { world: { type: 'object' } },
       async handler(this: CatalogThis, ctx: Context<{ world: World }>) {
-        await inTransaction(this.db.knex, (trx) => applyDirectory(trx, ctx.params.world));
+        await inTransaction(this.db.knex, async (trx) => {
+          await applyDirectory(trx, ctx.params.world);
+          await applyReference(trx, ctx.params.world);
+        });
         return true;
       },
     },
