@@ -32,6 +32,8 @@ export interface Caller {
 export interface CallerMeta {
   caller?: Caller;
   requestId?: string;
+  /** The request's `Idempotency-Key` header, for actions that make retries safe. */
+  idempotencyKey?: string;
   $responseHeaders?: Record<string, string>;
   $statusCode?: number;
 }

@@ -138,6 +138,8 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
         callOptions: {},
         onBeforeCall(ctx: Context<unknown, CallerMeta>, _route: unknown, req: HubRequest) {
           ctx.meta.requestId = req.requestId;
+          const idempotencyKey = req.headers['idempotency-key'];
+          if (typeof idempotencyKey === 'string' && idempotencyKey.length > 0) ctx.meta.idempotencyKey = idempotencyKey;
         },
         onAfterCall(ctx: Context<unknown, CallerMeta>, _route: unknown, req: HubRequest, res: ServerResponse, data: unknown) {
           if (req.$action?.deprecated) res.setHeader('Deprecation', 'true');

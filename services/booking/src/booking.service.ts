@@ -1,0 +1,50 @@
+/**
+ * booking: cases (validate and create with the spec's rules, routing and shipping), their
+ * statuses and contacts, the request log, and the case lookups other services embed.
+ */
+import path from 'node:path';
+import type { Context, ServiceSchema, ServiceSettingSchema } from 'moleculer';
+import { DbMixin, inTransaction, OutboxMixin, type World, WorldCacheMixin } from '@hub/shared';
+import { caseActions, replayIdempotent } from './cases.actions';
+import { requestActions } from './requests.actions';
+import type { BookingThis } from './booking.types';
+
+const BookingService: ServiceSchema<ServiceSettingSchema, BookingThis> = {
+  name: 'booking',
+  mixins: [DbMixin('booking', path.join(__dirname, 'migrations')), OutboxMixin('booking'), WorldCacheMixin],
+  settings: { rest: '' },
+
+  actions: {
+    ...caseActions,
+    ...requestActions,
+
+    /**
+     * The providers' status keys. A provider in the world gets exactly its listed keys, in
+     * order; the first is the status every new case of that provider starts with.
+     */
+    applyWorld: {
+      visibility: 'public',
+      params: { world: { type: 'object' } },
+      async handler(this: BookingThis, ctx: Context<{ world: World }>) {
+        const providers = ctx.params.world.providers ?? [];
+        await inTransaction(this.db.knex, async (trx) => {
+          for (const provider of providers) {
+            if (!provider.statusKeys) continue;
+            await trx('booking.status_keys').where({ provider_id: provider.id }).delete();
+            if (provider.statusKeys.length === 0) continue;
+            await trx('booking.status_keys').insert(
+              provider.statusKeys.map((status, position) => ({ provider_id: provider.id, key: status.key, name: status.name, position })),
+            );
+          }
+        });
+        return true;
+      },
+    },
+  },
+
+  methods: {
+    replayIdempotent,
+  },
+};
+
+export default BookingService;

@@ -1,0 +1,196 @@
+/**
+ * How a stored case reads back as the spec's Case: the row, its contacts, statuses and tags.
+ * Other services embed this shape (`booking.caseCores`) and the `case.created` event carries it.
+ */
+import type { Knex } from 'knex';
+import { contactDataOut, type ContactDataIn, type ContactDataOut } from '@hub/shared';
+
+export const CONTACT_ROLES = ['sender', 'receiver', 'customer', 'consumer', 'pickupDst', 'returnDst'] as const;
+export type ContactRole = (typeof CONTACT_ROLES)[number];
+
+export interface Named {
+  id: number;
+  name: string;
+  [key: string]: unknown;
+}
+
+export interface CaseRow {
+  id: number;
+  guid: string;
+  partner_id: number;
+  service_provider_id: number | null;
+  service_provider_department_id: number | null;
+  manufacturer_id: number;
+  product_type_id: number;
+  service_type_id: number;
+  service_location_id: number;
+  shipping_method_id: number | null;
+  country: string | null;
+  current_status: string | null;
+  order_data: Record<string, unknown>;
+  product_data: Record<string, unknown>;
+  spare_parts: unknown[];
+  freight_trackings: unknown[];
+  manufacturer: Named | null;
+  product_type: Named | null;
+  service_type: Named | null;
+  service_location: Named | null;
+  shipping_method: Named | null;
+  service_partner: Named | null;
+  service_provider: Named | null;
+  service_provider_department: Named | null;
+  service_provider_competence: Record<string, unknown> | null;
+  accepted: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface ContactRow {
+  id: number;
+  case_id: number;
+  role: ContactRole;
+  type: number | null;
+  data: ContactDataIn;
+  created_at: Date;
+}
+
+export interface StatusRow {
+  id: number;
+  case_id: number;
+  key: string;
+  name: string;
+  declared_at: Date;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface CaseStatusOut {
+  id: number;
+  caseId: number;
+  guid: string;
+  key: string;
+  name: string;
+  createdAt: string;
+  updatedAt: string;
+  declaredAt: string;
+}
+
+export interface CaseOut {
+  id: number;
+  guid: string;
+  tags: Array<{ id: number; name: string }>;
+  sender: ContactDataOut | null;
+  receiver: ContactDataOut | null;
+  customer: ContactDataOut | null;
+  consumer: ContactDataOut | null;
+  pickupDst: ContactDataOut | null;
+  returnDst: ContactDataOut | null;
+  country: string | null;
+  createdAt: string;
+  updatedAt: string;
+  partnerId: number;
+  orderData: Record<string, unknown>;
+  productData: Record<string, unknown>;
+  spareParts: unknown[];
+  caseStatuses: CaseStatusOut[];
+  currentStatus: string | null;
+  manufacturer: Named | null;
+  productType: Named | null;
+  serviceType: Named | null;
+  serviceLocation: Named | null;
+  shippingMethod: Named | null;
+  serviceProviderDepartment: Named | null;
+  manufacturerId: number;
+  productTypeId: number;
+  serviceTypeId: number;
+  serviceLocationId: number;
+  shippingMethodId: number | null;
+  serviceProviderId: number | null;
+  serviceProviderDepartmentId: number | null;
+  servicePartner: { id: number; name: string } | null;
+  serviceProvider: { id: number; name: string } | null;
+  freightTrackings: unknown[];
+}
+
+export function statusOut(row: StatusRow, guid: string): CaseStatusOut {
+  return {
+    id: row.id,
+    caseId: row.case_id,
+    guid,
+    key: row.key,
+    name: row.name,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+    declaredAt: row.declared_at.toISOString(),
+  };
+}
+
+const party = (value: Named | null) => (value ? { id: value.id, name: value.name } : null);
+
+export function caseOut(row: CaseRow, contacts: ContactRow[], statuses: StatusRow[], tags: Array<{ id: number; name: string }>): CaseOut {
+  const contact = (role: ContactRole) => {
+    const found = contacts.find((entry) => entry.role === role);
+    return found ? contactDataOut(found.id, found.data, found.created_at) : null;
+  };
+  return {
+    id: row.id,
+    guid: row.guid,
+    tags,
+    sender: contact('sender'),
+    receiver: contact('receiver'),
+    customer: contact('customer'),
+    consumer: contact('consumer'),
+    pickupDst: contact('pickupDst'),
+    returnDst: contact('returnDst'),
+    country: row.country,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+    partnerId: row.partner_id,
+    orderData: row.order_data,
+    productData: row.product_data,
+    spareParts: row.spare_parts,
+    caseStatuses: statuses.map((status) => statusOut(status, row.guid)),
+    currentStatus: row.current_status,
+    manufacturer: row.manufacturer,
+    productType: row.product_type,
+    serviceType: row.service_type,
+    serviceLocation: row.service_location,
+    shippingMethod: row.shipping_method,
+    serviceProviderDepartment: row.service_provider_department,
+    manufacturerId: row.manufacturer_id,
+    productTypeId: row.product_type_id,
+    serviceTypeId: row.service_type_id,
+    serviceLocationId: row.service_location_id,
+    shippingMethodId: row.shipping_method_id,
+    serviceProviderId: row.service_provider_id,
+    serviceProviderDepartmentId: row.service_provider_department_id,
+    servicePartner: party(row.service_partner),
+    serviceProvider: party(row.service_provider),
+    freightTrackings: row.freight_trackings,
+  };
+}
+
+/** Full cases for the given guids, in four queries whatever their number; unknown guids are left out. */
+export async function loadCases(knex: Knex, guids: string[]): Promise<CaseOut[]> {
+  if (guids.length === 0) return [];
+  const rows = (await knex('booking.cases').whereIn('guid', guids).orderBy('id')) as CaseRow[];
+  if (rows.length === 0) return [];
+  const ids = rows.map((row) => row.id);
+  const [contacts, statuses, tags] = await Promise.all([
+    knex('booking.case_contacts').whereIn('case_id', ids) as Promise<ContactRow[]>,
+    knex('booking.case_statuses').whereIn('case_id', ids).orderBy('id') as Promise<StatusRow[]>,
+    knex('booking.case_tags as ct')
+      .join('booking.tags as t', 't.id', 'ct.tag_id')
+      .whereIn('ct.case_id', ids)
+      .orderBy('t.name')
+      .select('ct.case_id', 't.id', 't.name') as Promise<Array<{ case_id: number; id: number; name: string }>>,
+  ]);
+  return rows.map((row) =>
+    caseOut(
+      row,
+      contacts.filter((contact) => contact.case_id === row.id),
+      statuses.filter((status) => status.case_id === row.id),
+      tags.filter((tag) => tag.case_id === row.id).map(({ id, name }) => ({ id, name })),
+    ),
+  );
+}

@@ -1,0 +1,88 @@
+/** Writing a new case: the row, its contacts, its first status and tags, in the caller's transaction. */
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import type { ContactDataIn } from '@hub/shared';
+import type { BookingPlan } from './booking-plan';
+import type { CaseRow, ContactRole } from './case-shape';
+
+/** The status a case of a provider without status keys starts with. */
+export const FALLBACK_FIRST_STATUS = { key: 'registered', name: 'Registered' };
+
+export async function firstStatusOf(knex: Knex, providerId: number): Promise<{ key: string; name: string }> {
+  const row = await knex('booking.status_keys').where({ provider_id: providerId }).orderBy('position').first('key', 'name');
+  return row ?? FALLBACK_FIRST_STATUS;
+}
+
+/**
+ * The contacts a case keeps. sender is where the product is picked up from and receiver where it
+ * goes back to: the custom destination when one is given, else the consumer, else the customer.
+ */
+export function caseContacts(plan: BookingPlan): Array<{ role: ContactRole; data: ContactDataIn }> {
+  const { body } = plan;
+  const contacts: Array<{ role: ContactRole; data: ContactDataIn }> = [{ role: 'customer', data: body.customer }];
+  if (body.consumer) contacts.push({ role: 'consumer', data: body.consumer });
+  if (body.pickupDst) contacts.push({ role: 'pickupDst', data: body.pickupDst });
+  if (body.returnDst) contacts.push({ role: 'returnDst', data: body.returnDst });
+  const endUser = body.consumer ?? body.customer;
+  contacts.push({ role: 'sender', data: body.pickupDst ?? endUser }, { role: 'receiver', data: body.returnDst ?? endUser });
+  return contacts;
+}
+
+/** orderData as stored: the body's, with the booking parameters the spec lists among its keys. */
+export function storedOrderData(plan: BookingPlan): Record<string, unknown> {
+  const { body } = plan;
+  const { files: _files, ...order } = body.orderData;
+  const helpdesk = body.originatorType === 'helpdesk';
+  return {
+    ...order,
+    bookingType: body.bookingType,
+    originatorType: body.originatorType,
+    clientPostalCode: body.clientPostalCode,
+    pickupDestination: (helpdesk && body.pickupDestination) || 'consumer',
+    returnDestination: (helpdesk && body.returnDestination) || 'consumer',
+    integrationsFinished: false,
+    serviceProviderExportStatus: false,
+  };
+}
+
+export function storedProductData(plan: BookingPlan): Record<string, unknown> {
+  const { body } = plan;
+  return { ...body.productData, noPassword: body.noPassword === true || body.productData.noPassword === true };
+}
+
+export async function insertCase(trx: Knex.Transaction, plan: BookingPlan, status: { key: string; name: string }): Promise<CaseRow> {
+  const { body } = plan;
+  const country = (body.consumer ?? body.customer).countryCode;
+  const [row] = (await trx('booking.cases')
+    .insert({
+      guid: randomUUID(),
+      partner_id: plan.partner.id,
+      service_provider_id: plan.provider.id,
+      service_provider_department_id: plan.department?.id ?? null,
+      manufacturer_id: plan.manufacturer.id,
+      product_type_id: plan.productType.id,
+      service_type_id: plan.serviceType.id,
+      service_location_id: plan.serviceLocation.id,
+      shipping_method_id: plan.shippingMethod?.id ?? null,
+      country: country ? country.toUpperCase() : null,
+      current_status: status.key,
+      order_data: JSON.stringify(storedOrderData(plan)),
+      product_data: JSON.stringify(storedProductData(plan)),
+      manufacturer: JSON.stringify(plan.manufacturer),
+      product_type: JSON.stringify(plan.productType),
+      service_type: JSON.stringify(plan.serviceType),
+      service_location: JSON.stringify(plan.serviceLocation),
+      shipping_method: plan.shippingMethod ? JSON.stringify(plan.shippingMethod) : null,
+      service_partner: JSON.stringify(plan.partner),
+      service_provider: JSON.stringify(plan.provider),
+      service_provider_department: plan.department ? JSON.stringify(plan.department) : null,
+      service_provider_competence: plan.competence ? JSON.stringify(plan.competence) : null,
+    })
+    .returning('*')) as CaseRow[];
+
+  await trx('booking.case_contacts').insert(
+    caseContacts(plan).map(({ role, data }) => ({ case_id: row.id, role, type: data.type ?? null, data: JSON.stringify(data) })),
+  );
+  await trx('booking.case_statuses').insert({ case_id: row.id, key: status.key, name: status.name });
+  return row;
+}
