@@ -176,15 +176,14 @@ export async function loadCases(knex: Knex, guids: string[]): Promise<CaseOut[]>
   const rows = (await knex('booking.cases').whereIn('guid', guids).orderBy('id')) as CaseRow[];
   if (rows.length === 0) return [];
   const ids = rows.map((row) => row.id);
-  const [contacts, statuses, tags] = await Promise.all([
-    knex('booking.case_contacts').whereIn('case_id', ids) as Promise<ContactRow[]>,
-    knex('booking.case_statuses').whereIn('case_id', ids).orderBy('id') as Promise<StatusRow[]>,
-    knex('booking.case_tags as ct')
-      .join('booking.tags as t', 't.id', 'ct.tag_id')
-      .whereIn('ct.case_id', ids)
-      .orderBy('t.name')
-      .select('ct.case_id', 't.id', 't.name') as Promise<Array<{ case_id: number; id: number; name: string }>>,
-  ]);
+  // One after another: inside a transaction the queries share one connection.
+  const contacts = (await knex('booking.case_contacts').whereIn('case_id', ids).orderBy('id')) as ContactRow[];
+  const statuses = (await knex('booking.case_statuses').whereIn('case_id', ids).orderBy('id')) as StatusRow[];
+  const tags = (await knex('booking.case_tags as ct')
+    .join('booking.tags as t', 't.id', 'ct.tag_id')
+    .whereIn('ct.case_id', ids)
+    .orderBy('t.name')
+    .select('ct.case_id', 't.id', 't.name')) as Array<{ case_id: number; id: number; name: string }>;
   return rows.map((row) =>
     caseOut(
       row,
