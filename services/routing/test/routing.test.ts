@@ -122,3 +122,36 @@ describe('routing.route action', () => {
     });
   });
 });
+
+describe('with the model registry', () => {
+  beforeAll(async () => {
+    // Stands in for the models service: resolves a part number to its registered model.
+    hub.broker.createService({
+      name: 'models',
+      actions: {
+        resolveName: {
+          visibility: 'public',
+          handler: (ctx: { params: { name: string } }) =>
+            ctx.params.name.toLowerCase() === 'mu773' ? { id: 77, name: 'iPhone 15 Pro', manufacturerId: 1, productTypeId: 1 } : null,
+        },
+      },
+    });
+    await hub.broker.waitForServices('models');
+  });
+  afterAll(async () => {
+    const models = hub.broker.getLocalService('models');
+    if (models) await hub.broker.destroyService(models);
+  });
+
+  it('routes a model known by another name to its model-specific rule, taking its manufacturer and product type', async () => {
+    const res = await route('originatorType=private&bookingType=companyToPrivate&serviceType=2&serviceLocation=1&clientPostalCode=0150&model=MU773');
+    expect(res.status).toBe(200);
+    expect(res.body.serviceProviderCompetence.id).toBe(3);
+  });
+
+  it('falls back to the general rules for a model the registry does not know', async () => {
+    const res = await route(`${full}&clientPostalCode=0150&model=Unknown%20Phone`);
+    expect(res.status).toBe(200);
+    expect(res.body.serviceProviderCompetence.id).toBe(1);
+  });
+});
