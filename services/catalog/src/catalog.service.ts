@@ -20,6 +20,7 @@ import {
   findCallerByToken,
   findDepartments,
   findPartners,
+  findPartnersWithSettings,
   findProviders,
   insertAccount,
   listAccounts,
@@ -123,7 +124,7 @@ const CatalogService: ServiceSchema<ServiceSettingSchema, CatalogThis> = {
       async handler(this: CatalogThis, ctx: Context<{ partnerIds: number[]; providerIds: number[]; departmentIds: number[] }>) {
         const { knex } = this.db;
         const [partners, providers, departments] = await Promise.all([
-          ctx.params.partnerIds.length ? findPartners(knex, ctx.params.partnerIds) : [],
+          ctx.params.partnerIds.length ? findPartnersWithSettings(knex, ctx.params.partnerIds) : [],
           ctx.params.providerIds.length ? findProviders(knex, ctx.params.providerIds) : [],
           ctx.params.departmentIds.length ? findDepartments(knex, ctx.params.departmentIds) : [],
         ]);

@@ -45,6 +45,12 @@ export async function findPartners(knex: Knex, ids?: number[]): Promise<PartyOut
   return ((await query) as PartyRow[]).map(partyOut);
 }
 
+/** Partners with their world settings, for services whose rules depend on them (internal only). */
+export async function findPartnersWithSettings(knex: Knex, ids: number[]): Promise<Array<PartyOut & { settings: Record<string, unknown> }>> {
+  const rows = (await withContact(knex, 'partners').orderBy('p.id').whereIn('p.id', ids)) as Array<PartyRow & { settings: Record<string, unknown> | null }>;
+  return rows.map((row) => ({ ...partyOut(row), settings: row.settings ?? {} }));
+}
+
 export async function findProviders(knex: Knex, ids?: number[]): Promise<PartyOut[]> {
   const query = withContact(knex, 'providers').orderBy('p.id');
   if (ids) query.whereIn('p.id', ids);
