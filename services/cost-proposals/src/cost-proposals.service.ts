@@ -1,0 +1,352 @@
+/**
+ * cost-proposals: a provider's offers on a case and the partner's reactions to them (spec
+ * sections 3 and 4.5), in v3 and the deprecated v1 forms over the same data.
+ *
+ * Who may see a case is the booking service's answer (`booking.caseParties`), asked once per
+ * request before any transaction opens; the state rules live in `rules.ts`.
+ */
+import path from 'node:path';
+import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
+import {
+  ACCESS,
+  assertCanSeeCase,
+  callerOf,
+  canSeeCase,
+  CASE_PARTIES_ACTION,
+  type CasePartiesEntry,
+  ConflictError,
+  DbMixin,
+  type DbService,
+  DOMAIN_EVENTS,
+  type FieldDetails,
+  FieldsValidationError,
+  inTransaction,
+  NotFoundError,
+  OutboxMixin,
+  PG_ERRORS,
+} from '@hub/shared';
+import {
+  columnsOf,
+  type CostProposalIn,
+  type CostProposalV1In,
+  fromV1Input,
+  type ProposalRow,
+  stateOf,
+  toRecord,
+  toV1Record,
+} from './records';
+import {
+  approvalsToWithdraw,
+  checkProposalFields,
+  deactivatedBy,
+  decideFeedback,
+  externalKeyOf,
+  mayBeApproved,
+  type Reaction,
+  REACTIONS,
+  RULE_MESSAGES,
+} from './rules';
+import {
+  deleteProposal,
+  findByExternalKey,
+  findProposal,
+  insertProposal,
+  listProposals,
+  lockCases,
+  NO_REACTION,
+  proposalsByIds,
+  recordEvent,
+  SCHEMA,
+  updateProposal,
+  updateProposals,
+} from './store';
+
+export interface ListParams {
+  guid: string;
+  active?: boolean;
+}
+export interface SaveParams {
+  items: CostProposalIn[];
+}
+export interface SaveV1Params {
+  items: CostProposalV1In[];
+}
+export interface FeedbackParams {
+  id: number;
+  name: string;
+  reaction: Reaction;
+  comment?: string | null;
+}
+export interface DeleteParams {
+  id: number;
+}
+export interface ApproveV1Params {
+  id: number;
+  approverName: string;
+}
+
+/** Proposals per POST; a provider sends the offers of one case or a few, never a bulk load. */
+const MAX_PROPOSALS_PER_REQUEST = 100;
+/** Two first sends of one (externalId, name) at once: the loser retries and finds the winner's row. */
+const UNIQUE_RACE_ATTEMPTS = 3;
+
+const nullableString = (max: number) => ({ type: 'string', max, optional: true, nullable: true });
+const detailSchema = {
+  type: 'object',
+  props: {
+    line: { type: 'number', integer: true, positive: true, optional: true },
+    text: nullableString(1000),
+    type: nullableString(64),
+    priceNet: { type: 'number', optional: true, nullable: true },
+    quantity: { type: 'number', optional: true, nullable: true },
+  },
+};
+/** A v3 proposal as sent; v1 swaps the reaction fields for dateAccepted and approverName. */
+const commonProposalProps = {
+  guid: 'uuid',
+  externalId: { type: 'array', items: 'string|min:1|max:255', max: 20, optional: true, nullable: true },
+  name: nullableString(255),
+  priceNet: { type: 'number', optional: true, nullable: true },
+  currency: { type: 'string', pattern: /^[A-Z]{3}$/, optional: true, nullable: true },
+  timeStamp: nullableString(23),
+  isActive: { type: 'boolean', optional: true },
+  dateValidUntil: nullableString(10),
+  details: { type: 'array', items: detailSchema, max: 500, optional: true, nullable: true },
+};
+const proposalSchema = {
+  type: 'object',
+  props: {
+    ...commonProposalProps,
+    reaction: { type: 'enum', values: REACTIONS, optional: true, nullable: true },
+    reactionDate: nullableString(40),
+    reactionName: nullableString(255),
+    comment: nullableString(10_000),
+  },
+};
+const proposalV1Schema = {
+  type: 'object',
+  props: { ...commonProposalProps, dateAccepted: nullableString(40), approverName: nullableString(255) },
+};
+const listParams = { guid: 'uuid', active: { type: 'boolean', optional: true } };
+
+type CostProposalsThis = Service &
+  DbService & {
+    relayOutbox(): void;
+    casePartiesOf(ctx: Context, guids: string[]): Promise<Map<string, CasePartiesEntry>>;
+    listFor(ctx: Context<ListParams>): Promise<ProposalRow[]>;
+    visibleProposal(ctx: Context, id: number): Promise<{ row: ProposalRow; parties: CasePartiesEntry }>;
+    save(ctx: Context, items: CostProposalIn[]): Promise<ProposalRow[]>;
+    saveInTransaction(items: CostProposalIn[], providerId: number, parties: Map<string, CasePartiesEntry>): Promise<ProposalRow[]>;
+    react(ctx: Context, id: number, reaction: Reaction, name: string, comment: string | null): Promise<ProposalRow>;
+  };
+
+const CostProposalsService: ServiceSchema<ServiceSettingSchema, CostProposalsThis> = {
+  name: 'cost-proposals',
+  mixins: [DbMixin(SCHEMA, path.join(__dirname, 'migrations')), OutboxMixin(SCHEMA)],
+  settings: { rest: '' },
+
+  actions: {
+    /** Every proposal ever made on the case, oldest first; `active=true`: those that may be approved. */
+    list: {
+      rest: 'GET /v3/cost-proposals',
+      access: ACCESS.PARTNER_PROVIDER,
+      params: listParams,
+      async handler(this: CostProposalsThis, ctx: Context<ListParams>) {
+        return (await this.listFor(ctx)).map(toRecord);
+      },
+    },
+
+    /**
+     * Creates or updates (same externalId and name for this provider) a list of proposals, all or
+     * none. A new proposal makes the older ones of its name on the case inactive, and tells the
+     * case's partner (`costProposal.created`); an update tells nobody.
+     */
+    save: {
+      rest: 'POST /v3/cost-proposals',
+      access: ACCESS.PROVIDER,
+      params: { items: { type: 'array', items: proposalSchema, min: 1, max: MAX_PROPOSALS_PER_REQUEST } },
+      async handler(this: CostProposalsThis, ctx: Context<SaveParams>) {
+        return { data: (await this.save(ctx, ctx.params.items)).map(toRecord) };
+      },
+    },
+
+    /**
+     * A reaction on a proposal without one is recorded and tells the case's provider
+     * (`costProposal.reacted`); approving withdraws the case's earlier approval. A second reaction
+     * equal to the first changes nothing and answers the proposal as it is (safe to retry); a
+     * different one is refused with 409, as is approving an inactive proposal: the partner asks
+     * the provider for a new proposal instead.
+     */
+    feedback: {
+      rest: 'POST /v3/cost-proposals/feedback',
+      access: ACCESS.PARTNER_PROVIDER,
+      params: {
+        id: 'number|integer|positive',
+        name: 'string|min:1|max:255',
+        reaction: { type: 'enum', values: REACTIONS },
+        comment: nullableString(10_000),
+      },
+      async handler(this: CostProposalsThis, ctx: Context<FeedbackParams>) {
+        const { id, reaction, name, comment } = ctx.params;
+        return toRecord(await this.react(ctx, id, reaction, name, comment ?? null));
+      },
+    },
+
+    delete: {
+      rest: 'POST /v3/cost-proposals/delete',
+      access: ACCESS.PARTNER_PROVIDER,
+      params: { id: 'number|integer|positive' },
+      async handler(this: CostProposalsThis, ctx: Context<DeleteParams>) {
+        await this.visibleProposal(ctx, ctx.params.id);
+        const deleted = await inTransaction(this.db.knex, (trx) => deleteProposal(trx, ctx.params.id));
+        if (!deleted) throw new NotFoundError('Cost proposal not found');
+        return toRecord(deleted);
+      },
+    },
+
+    listV1: {
+      rest: 'GET /v1/cost-proposals',
+      access: ACCESS.PARTNER_PROVIDER,
+      deprecated: true,
+      params: listParams,
+      async handler(this: CostProposalsThis, ctx: Context<ListParams>) {
+        return (await this.listFor(ctx)).map(toV1Record);
+      },
+    },
+
+    saveV1: {
+      rest: 'POST /v1/cost-proposals',
+      access: ACCESS.PROVIDER,
+      deprecated: true,
+      params: { items: { type: 'array', items: proposalV1Schema, min: 1, max: MAX_PROPOSALS_PER_REQUEST } },
+      async handler(this: CostProposalsThis, ctx: Context<SaveV1Params>) {
+        return { data: (await this.save(ctx, ctx.params.items.map(fromV1Input))).map(toV1Record) };
+      },
+    },
+
+    /** v1 approval: `id` in the query, `approverName` in the body; the same rules as v3 feedback. */
+    approveV1: {
+      rest: 'POST /v1/cost-proposals/approve',
+      access: ACCESS.PARTNER_PROVIDER,
+      deprecated: true,
+      params: { id: 'number|integer|positive', approverName: 'string|min:1|max:255' },
+      async handler(this: CostProposalsThis, ctx: Context<ApproveV1Params>) {
+        return { data: toV1Record(await this.react(ctx, ctx.params.id, 'approved', ctx.params.approverName, null)) };
+      },
+    },
+  },
+
+  methods: {
+    async casePartiesOf(this: CostProposalsThis, ctx: Context, guids: string[]) {
+      const entries = (await ctx.call(CASE_PARTIES_ACTION, { guids })) as CasePartiesEntry[];
+      return new Map(entries.map((entry) => [entry.guid, entry]));
+    },
+
+    async listFor(this: CostProposalsThis, ctx: Context<ListParams>) {
+      const { guid, active } = ctx.params;
+      assertCanSeeCase(callerOf(ctx), (await this.casePartiesOf(ctx, [guid])).get(guid));
+      const rows = await listProposals(this.db.knex, guid);
+      return active ? rows.filter((row) => mayBeApproved(stateOf(row))) : rows;
+    },
+
+    /** A proposal on a case the caller may not see is as missing as one that does not exist. */
+    async visibleProposal(this: CostProposalsThis, ctx: Context, id: number) {
+      const row = await findProposal(this.db.knex, id);
+      const parties = row && (await this.casePartiesOf(ctx, [row.case_guid])).get(row.case_guid);
+      if (!row || !parties || !canSeeCase(callerOf(ctx), parties)) throw new NotFoundError('Cost proposal not found');
+      return { row, parties };
+    },
+
+    async save(this: CostProposalsThis, ctx: Context, items: CostProposalIn[]) {
+      const caller = callerOf(ctx);
+      const details: FieldDetails = {};
+      items.forEach((item, index) => {
+        for (const [field, messages] of Object.entries(checkProposalFields(item))) details[`[${index}].${field}`] = messages;
+      });
+      if (Object.keys(details).length) throw new FieldsValidationError(details);
+
+      const guids = [...new Set(items.map((item) => item.guid))];
+      const parties = await this.casePartiesOf(ctx, guids);
+      for (const guid of guids) assertCanSeeCase(caller, parties.get(guid));
+
+      for (let attempt = 1; ; attempt++) {
+        try {
+          const rows = await this.saveInTransaction(items, caller.providerId!, parties);
+          this.relayOutbox();
+          return rows;
+        } catch (err) {
+          if ((err as { code?: unknown }).code !== PG_ERRORS.UNIQUE_VIOLATION) throw err;
+          if (attempt >= UNIQUE_RACE_ATTEMPTS) throw new ConflictError('The cost proposals changed at the same time; send them again');
+        }
+      }
+    },
+
+    saveInTransaction(this: CostProposalsThis, items: CostProposalIn[], providerId: number, parties: Map<string, CasePartiesEntry>) {
+      return inTransaction(this.db.knex, async (trx) => {
+        const caseGuids = [...parties.keys()];
+        const byCase = new Map<string, ProposalRow[]>(caseGuids.map((guid) => [guid, []]));
+        for (const row of await lockCases(trx, caseGuids)) byCase.get(row.case_guid)!.push(row);
+
+        const errors: FieldDetails = {};
+        const savedIds: number[] = [];
+        for (const [index, item] of items.entries()) {
+          const caseStates = byCase.get(item.guid)!.map(stateOf);
+          const externalKey = externalKeyOf(item.externalId);
+          const existing = externalKey ? await findByExternalKey(trx, providerId, externalKey, item.name ?? null) : undefined;
+          if (existing && existing.case_guid !== item.guid) {
+            errors[`[${index}].externalId`] = [RULE_MESSAGES.otherCase];
+            continue;
+          }
+          const columns = columnsOf(item, existing);
+          const approving = columns.reaction === 'approved' && existing?.reaction !== 'approved';
+          if (approving) {
+            if (!(columns.is_active ?? existing?.is_active ?? true)) {
+              errors[`[${index}].reaction`] = [RULE_MESSAGES.onlyActiveApproved];
+              continue;
+            }
+            await updateProposals(trx, approvalsToWithdraw(caseStates, existing?.id ?? null), NO_REACTION);
+          }
+
+          let row: ProposalRow;
+          if (existing) {
+            row = await updateProposal(trx, existing.id, columns);
+          } else {
+            row = await insertProposal(trx, { ...columns, case_guid: item.guid, service_provider_id: providerId });
+            await updateProposals(trx, deactivatedBy(stateOf(row), caseStates), { is_active: false });
+            const audience = { partnerId: parties.get(item.guid)!.partnerId };
+            await recordEvent(trx, DOMAIN_EVENTS.COST_PROPOSAL_CREATED, item.guid, audience, toRecord(row));
+          }
+          savedIds.push(row.id);
+          byCase.set(item.guid, await listProposals(trx, item.guid));
+        }
+        if (Object.keys(errors).length) throw new FieldsValidationError(errors);
+
+        const saved = await proposalsByIds(trx, savedIds);
+        return savedIds.map((id) => saved.get(id)!);
+      });
+    },
+
+    async react(this: CostProposalsThis, ctx: Context, id: number, reaction: Reaction, name: string, comment: string | null) {
+      const { row, parties } = await this.visibleProposal(ctx, id);
+      const result = await inTransaction(this.db.knex, async (trx) => {
+        const caseRows = await lockCases(trx, [row.case_guid]);
+        const target = caseRows.find((candidate) => candidate.id === id);
+        if (!target) throw new NotFoundError('Cost proposal not found');
+        const decision = decideFeedback(stateOf(target), reaction);
+        if (decision.kind === 'repeat') return { row: target, changed: false };
+        if (decision.kind === 'conflict') {
+          throw new ConflictError(decision.message, { id, reaction: target.reaction, isActive: target.is_active });
+        }
+        if (reaction === 'approved') await updateProposals(trx, approvalsToWithdraw(caseRows.map(stateOf), id), NO_REACTION);
+        const updated = await updateProposal(trx, id, { reaction, reaction_date: new Date(), reaction_name: name, comment });
+        const audience = { providerId: parties.serviceProviderId ?? target.service_provider_id };
+        await recordEvent(trx, DOMAIN_EVENTS.COST_PROPOSAL_REACTED, target.case_guid, audience, toRecord(updated));
+        return { row: updated, changed: true };
+      });
+      if (result.changed) this.relayOutbox();
+      return result.row;
+    },
+  },
+};
+
+export default CostProposalsService;
