@@ -1,0 +1,211 @@
+/**
+ * invoices/find filters translated to SQL. Every column name in the output comes from the
+ * whitelist below and every value travels as a binding, so nothing a caller sends ever becomes
+ * SQL text. A filter that cannot be read is a 400 naming it, never a silently wider search.
+ *
+ * Forms: `{ field: value }` (equality; null means "is null"), `{ field: { $op: value, ... } }`
+ * with $eq, $ne, $gt, $gte, $lt, $lte, $in; `customData: { key: scalar, ... }` (equality per
+ * key); `details: { name: 'Screen', ... }` or an array of such (an invoice with such lines).
+ */
+import { type Caller, FIELD_MESSAGES, type FieldDetails, FieldsValidationError } from '@hub/shared';
+
+export interface SqlFragment {
+  sql: string;
+  bindings: Array<string | number | boolean>;
+}
+
+type Kind = 'uuid' | 'text' | 'number' | 'boolean' | 'date' | 'timestamp';
+
+/** The spec's searchable fields (4.8) and the column each reads. */
+const FIELDS: Record<string, { column: string; kind: Kind }> = {
+  guid: { column: 'i.guid', kind: 'uuid' },
+  externalId: { column: 'i.external_id', kind: 'text' },
+  type: { column: 'i.type', kind: 'text' },
+  priceNet: { column: 'i.price_net', kind: 'number' },
+  currency: { column: 'i.currency', kind: 'text' },
+  dueDate: { column: 'i.due_date', kind: 'date' },
+  isSent: { column: 'i.is_sent', kind: 'boolean' },
+  isPaid: { column: 'i.is_paid', kind: 'boolean' },
+  status: { column: 'i.status', kind: 'text' },
+  createdAt: { column: 'i.created_at', kind: 'timestamp' },
+  updatedAt: { column: 'i.updated_at', kind: 'timestamp' },
+};
+export const SEARCHABLE_FIELDS = [...Object.keys(FIELDS), 'customData', 'details'];
+
+const COMPARISONS = { $eq: '=', $ne: 'is distinct from', $gt: '>', $gte: '>=', $lt: '<', $lte: '<=' } as const;
+type Operator = keyof typeof COMPARISONS | '$in';
+export const OPERATORS: Operator[] = [...(Object.keys(COMPARISONS) as Operator[]), '$in'];
+
+/** Ordering makes no sense for these; equality and $in do. */
+const UNORDERED: Kind[] = ['uuid', 'boolean'];
+
+const DETAIL_FIELDS = ['name', 'count', 'article', 'vatRate', 'vatAmount', 'priceExclVat', 'priceInclVat', 'totalAmountExclVat', 'totalAmountInclVat'];
+
+/** Bounds that keep one request's SQL small. */
+export const FILTER_LIMITS = { inValues: 1000, textLength: 1000, customDataKeys: 50, detailLines: 20 };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const INSTANT = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?)(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+type Scalar = string | number | boolean;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isCalendarDay(date: string): boolean {
+  const day = new Date(`${date}T00:00:00Z`);
+  return !Number.isNaN(day.getTime()) && day.toISOString().slice(0, 10) === date;
+}
+
+/** A timestamp bound as ISO text in UTC; a value without a zone is taken as UTC. */
+function instantOf(value: string): string | undefined {
+  const match = INSTANT.exec(value);
+  if (!match || !isCalendarDay(match[1])) return undefined;
+  const [, date, time, zone] = match;
+  const offset = zone ? zone.replace(/^([+-]\d{2})(\d{2})$/, '$1:$2') : 'Z';
+  const parsed = new Date(time ? `${date}T${time}${offset}` : `${date}T00:00:00Z`);
+  return Number.isNaN(parsed.getTime()) ? undefined : parsed.toISOString();
+}
+
+/** The value as it will be bound, or undefined when it is not of the field's kind. */
+function bindingOf(kind: Kind, value: unknown): Scalar | undefined {
+  switch (kind) {
+    case 'uuid':
+      return typeof value === 'string' && UUID.test(value) ? value.toLowerCase() : undefined;
+    case 'text':
+      return typeof value === 'string' && value.length <= FILTER_LIMITS.textLength ? value : undefined;
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+    case 'boolean':
+      return typeof value === 'boolean' ? value : undefined;
+    case 'date':
+      return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value) && isCalendarDay(value) ? value : undefined;
+    case 'timestamp':
+      return typeof value === 'string' ? instantOf(value) : undefined;
+  }
+}
+
+function comparison(column: string, kind: Kind, operator: Operator, value: unknown, at: string, errors: FieldDetails): SqlFragment | undefined {
+  const fail = (message: string = FIELD_MESSAGES.wrongFormat) => {
+    (errors[at] ??= []).push(message);
+    return undefined;
+  };
+  if (operator === '$in') {
+    if (!Array.isArray(value) || value.length > FILTER_LIMITS.inValues) return fail();
+    if (value.length === 0) return { sql: 'false', bindings: [] };
+    const bindings = value.map((item) => bindingOf(kind, item));
+    if (bindings.some((binding) => binding === undefined)) return fail();
+    return { sql: `${column} in (${bindings.map(() => '?').join(', ')})`, bindings: bindings as Scalar[] };
+  }
+  if (value === null) {
+    if (operator === '$eq') return { sql: `${column} is null`, bindings: [] };
+    if (operator === '$ne') return { sql: `${column} is not null`, bindings: [] };
+    return fail();
+  }
+  if (UNORDERED.includes(kind) && operator !== '$eq' && operator !== '$ne') return fail(FIELD_MESSAGES.notAccepted);
+  const binding = bindingOf(kind, value);
+  if (binding === undefined) return fail();
+  return { sql: `${column} ${COMPARISONS[operator]} ?`, bindings: [binding] };
+}
+
+function isScalarOrNull(value: unknown): boolean {
+  return value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
+}
+
+/** customData equality per key, as one containment test so the GIN index answers it. */
+function customDataFilter(value: unknown, errors: FieldDetails): SqlFragment | undefined {
+  if (!isPlainObject(value) || Object.keys(value).length > FILTER_LIMITS.customDataKeys) {
+    errors['filters.customData'] = [FIELD_MESSAGES.wrongFormat];
+    return undefined;
+  }
+  let valid = true;
+  for (const [key, item] of Object.entries(value)) {
+    if (key.length === 0 || key.length > 255 || !isScalarOrNull(item)) {
+      errors[`filters.customData.${key}`] = [FIELD_MESSAGES.wrongFormat];
+      valid = false;
+    }
+  }
+  if (!valid) return undefined;
+  if (Object.keys(value).length === 0) return { sql: 'true', bindings: [] };
+  return { sql: 'i.custom_data @> ?::jsonb', bindings: [JSON.stringify(value)] };
+}
+
+/** Invoices that have, for each object given, a detail line with those values. */
+function detailsFilter(value: unknown, errors: FieldDetails): SqlFragment | undefined {
+  const lines = Array.isArray(value) ? value : [value];
+  let valid = lines.length > 0 && lines.length <= FILTER_LIMITS.detailLines;
+  lines.forEach((line, index) => {
+    const at = Array.isArray(value) ? `filters.details[${index}]` : 'filters.details';
+    if (!isPlainObject(line) || Object.keys(line).length === 0) {
+      errors[at] = [FIELD_MESSAGES.wrongFormat];
+      valid = false;
+      return;
+    }
+    for (const [key, item] of Object.entries(line)) {
+      if (!DETAIL_FIELDS.includes(key)) errors[`${at}.${key}`] = [FIELD_MESSAGES.notAccepted];
+      else if (!isScalarOrNull(item)) errors[`${at}.${key}`] = [FIELD_MESSAGES.wrongFormat];
+      else continue;
+      valid = false;
+    }
+  });
+  if (!valid) {
+    errors['filters.details'] ??= [FIELD_MESSAGES.wrongFormat];
+    return undefined;
+  }
+  return { sql: 'i.details @> ?::jsonb', bindings: [JSON.stringify(lines)] };
+}
+
+/** Joins fragments with `and`; no fragment matches everything. */
+export function allOf(fragments: SqlFragment[]): SqlFragment {
+  if (fragments.length === 0) return { sql: 'true', bindings: [] };
+  return { sql: fragments.map((fragment) => `(${fragment.sql})`).join(' and '), bindings: fragments.flatMap((fragment) => fragment.bindings) };
+}
+
+/** The filters of one find request as one SQL condition; throws the 400 envelope naming every bad filter. */
+export function translateFilters(filters: unknown): SqlFragment {
+  if (filters === undefined || filters === null) return allOf([]);
+  if (!isPlainObject(filters)) throw new FieldsValidationError({ filters: [FIELD_MESSAGES.wrongFormat] });
+  const errors: FieldDetails = {};
+  const fragments: SqlFragment[] = [];
+  const add = (fragment: SqlFragment | undefined) => fragment && fragments.push(fragment);
+
+  for (const [field, value] of Object.entries(filters)) {
+    const at = `filters.${field}`;
+    if (field === 'customData') {
+      add(customDataFilter(value, errors));
+      continue;
+    }
+    if (field === 'details') {
+      add(detailsFilter(value, errors));
+      continue;
+    }
+    // Own keys only: `constructor` or `__proto__` must not find something on the prototype.
+    const spec = Object.hasOwn(FIELDS, field) ? FIELDS[field] : undefined;
+    if (!spec) {
+      errors[at] = [FIELD_MESSAGES.notAccepted];
+      continue;
+    }
+    if (!isPlainObject(value)) {
+      add(comparison(spec.column, spec.kind, '$eq', value, at, errors));
+      continue;
+    }
+    if (Object.keys(value).length === 0) errors[at] = [FIELD_MESSAGES.wrongFormat];
+    for (const [operator, operand] of Object.entries(value)) {
+      if (!(OPERATORS as string[]).includes(operator)) {
+        errors[`${at}.${operator}`] = [FIELD_MESSAGES.notAccepted];
+        continue;
+      }
+      add(comparison(spec.column, spec.kind, operator as Operator, operand, `${at}.${operator}`, errors));
+    }
+  }
+  if (Object.keys(errors).length) throw new FieldsValidationError(errors);
+  return allOf(fragments);
+}
+
+/** What a caller may find, as SQL: a partner its own cases' invoices, a provider those of its cases. */
+export function callerScope(caller: Caller): SqlFragment {
+  if (caller.role === 'partner' && caller.partnerId !== null) return { sql: 'i.partner_id = ?', bindings: [caller.partnerId] };
+  if (caller.role === 'provider' && caller.providerId !== null) return { sql: 'i.provider_id = ?', bindings: [caller.providerId] };
+  return { sql: 'false', bindings: [] };
+}

@@ -1,0 +1,261 @@
+/**
+ * invoicing: invoices and credit notes that providers post on cases (spec 4.8), the find over
+ * them, and the per-provider invoice statuses whose 'Send to client' flag tells the partner.
+ */
+import path from 'node:path';
+import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
+import {
+  ACCESS,
+  assertCanSeeCase,
+  CASE_CORES_ACTION,
+  CASE_PARTIES_ACTION,
+  type CasePartiesEntry,
+  callerOf,
+  DbMixin,
+  type DbService,
+  DOMAIN_EVENTS,
+  FIELD_MESSAGES,
+  type FieldDetails,
+  FieldsValidationError,
+  inTransaction,
+  OutboxMixin,
+  type World,
+  writeEvent,
+} from '@hub/shared';
+import { allOf, callerScope, translateFilters } from './filters';
+import { columnsOf, INVOICE_STATUSES, INVOICES, type InvoiceIn, invoiceOut, type InvoiceWithLinkRow, isDueDate, selectInvoices } from './invoices';
+
+const SCHEMA = 'invoicing';
+
+/** Most invoices one save call may carry: they are written in one transaction. */
+const SAVE_MAX_INVOICES = 100;
+export const FIND_PAGINATION = { defaultLimit: 10, maxLimit: 100 };
+
+export interface SaveInvoicesParams {
+  items: InvoiceIn[];
+}
+export interface FindInvoicesParams {
+  filters?: unknown;
+  pagination?: { offset?: number; limit?: number } | null;
+}
+export interface ListInvoicesParams {
+  guid: string;
+}
+
+type CaseCore = Record<string, unknown> & { guid: string };
+
+type InvoicingThis = Service &
+  DbService & {
+    relayOutbox(): void;
+    casePartiesOf(ctx: Context, guids: string[]): Promise<Map<string, CasePartiesEntry>>;
+    caseCoresOf(ctx: Context, guids: string[]): Promise<Map<string, CaseCore>>;
+  };
+
+const number = { type: 'number' };
+const optional = <T extends object>(rule: T) => ({ ...rule, optional: true, nullable: true });
+
+const invoiceRule = {
+  type: 'object',
+  props: {
+    guid: 'uuid',
+    externalId: 'string|min:1|max:255',
+    type: { type: 'enum', values: ['invoice', 'credit note'], optional: true },
+    customData: optional({ type: 'object' }),
+    priceNet: optional(number),
+    currency: optional({ type: 'string', pattern: /^[A-Za-z]{3}$/ }),
+    isActive: { type: 'boolean', optional: true },
+    isSent: { type: 'boolean', optional: true },
+    isPaid: { type: 'boolean', optional: true },
+    dueDate: optional({ type: 'string', max: 40 }),
+    status: optional({ type: 'string', max: 255 }),
+    details: optional({
+      type: 'array',
+      max: 1000,
+      items: {
+        type: 'object',
+        props: {
+          name: 'string|min:1|max:255',
+          count: 'number|integer',
+          article: optional({ type: 'string', max: 255 }),
+          vatRate: number,
+          vatAmount: number,
+          priceExclVat: number,
+          priceInclVat: number,
+          totalAmountExclVat: number,
+          totalAmountInclVat: number,
+        },
+      },
+    }),
+    linkedInvoice: optional({ type: 'string', min: 1, max: 255 }),
+  },
+};
+
+function unique<T>(values: T[]): T[] {
+  return [...new Set(values)];
+}
+
+const InvoicingService: ServiceSchema<ServiceSettingSchema, InvoicingThis> = {
+  name: 'invoicing',
+  mixins: [DbMixin(SCHEMA, path.join(__dirname, 'migrations')), OutboxMixin(SCHEMA)],
+  settings: { rest: '' },
+
+  actions: {
+    /** Creates or updates invoices by (externalId, provider), all or nothing. */
+    save: {
+      rest: 'POST /v3/invoices',
+      access: ACCESS.PROVIDER,
+      params: { items: { type: 'array', max: SAVE_MAX_INVOICES, items: invoiceRule } },
+      async handler(this: InvoicingThis, ctx: Context<SaveInvoicesParams>) {
+        const caller = callerOf(ctx);
+        const invoices = ctx.params.items;
+        const details: FieldDetails = {};
+        invoices.forEach((invoice, index) => {
+          if (invoice.dueDate && !isDueDate(invoice.dueDate)) details[`[${index}].dueDate`] = [FIELD_MESSAGES.wrongFormat];
+        });
+        if (Object.keys(details).length) throw new FieldsValidationError(details);
+        if (invoices.length === 0) return [];
+
+        const guids = unique(invoices.map((invoice) => invoice.guid));
+        const parties = await this.casePartiesOf(ctx, guids);
+        for (const guid of guids) assertCanSeeCase(caller, parties.get(guid));
+        const cores = await this.caseCoresOf(ctx, guids);
+        const providerId = caller.providerId!;
+
+        const saved = await inTransaction(this.db.knex, async (trx) => {
+          const ids: number[] = [];
+          for (const [index, invoice] of invoices.entries()) {
+            const party = parties.get(invoice.guid)!;
+            const columns = columnsOf(invoice);
+            if (invoice.linkedInvoice === null) columns.linked_invoice_id = null;
+            else if (invoice.linkedInvoice !== undefined) {
+              // A credit note refers to an invoice of the same provider on the same case.
+              const linked = (await trx(INVOICES).where({ provider_id: providerId, external_id: invoice.linkedInvoice }).first('id', 'guid')) as
+                | { id: number; guid: string }
+                | undefined;
+              if (!linked || linked.guid !== invoice.guid || invoice.linkedInvoice === invoice.externalId) {
+                throw new FieldsValidationError({ [`[${index}].linkedInvoice`]: [FIELD_MESSAGES.notAnOption] });
+              }
+              columns.linked_invoice_id = linked.id;
+            }
+            const caseColumns = { case_id: party.id, guid: invoice.guid, partner_id: party.partnerId, provider_id: party.serviceProviderId };
+            const [row] = (await trx(INVOICES)
+              .insert({ external_id: invoice.externalId, ...caseColumns, ...columns })
+              .onConflict(['provider_id', 'external_id'])
+              .merge({ ...caseColumns, ...columns, updated_at: trx.fn.now() })
+              .returning('id')) as Array<{ id: number }>;
+            ids.push(row.id);
+          }
+
+          const rows = (await selectInvoices(trx).whereIn('i.id', unique(ids))) as InvoiceWithLinkRow[];
+          const byId = new Map(rows.map((row) => [row.id, invoiceOut(row, cores.get(row.guid) ?? null)]));
+          const sendToClient = new Set(
+            (await trx(INVOICE_STATUSES).where({ provider_id: providerId, send_to_client: true }).pluck('key')) as string[],
+          );
+          let events = 0;
+          for (const row of rows.sort((a, b) => a.id - b.id)) {
+            if (row.status === null || !sendToClient.has(row.status)) continue;
+            await writeEvent(trx, SCHEMA, {
+              type: DOMAIN_EVENTS.INVOICE_SAVED,
+              caseGuid: row.guid,
+              audience: { partnerId: row.partner_id },
+              payload: { ...byId.get(row.id)! },
+            });
+            events += 1;
+          }
+          return { invoices: ids.map((id) => byId.get(id)!), events };
+        });
+        if (saved.events) this.relayOutbox();
+        return saved.invoices;
+      },
+    },
+
+    /** Invoices of the cases the caller may see, filtered and paged in SQL. */
+    find: {
+      rest: 'POST /v3/invoices/find',
+      access: ACCESS.PARTNER_PROVIDER,
+      params: {
+        filters: { type: 'any', optional: true },
+        pagination: optional({
+          type: 'object',
+          props: {
+            offset: { type: 'number', integer: true, min: 0, optional: true },
+            limit: { type: 'number', integer: true, min: 1, max: FIND_PAGINATION.maxLimit, optional: true },
+          },
+        }),
+      },
+      async handler(this: InvoicingThis, ctx: Context<FindInvoicesParams>) {
+        const caller = callerOf(ctx);
+        const where = allOf([callerScope(caller), translateFilters(ctx.params.filters)]);
+        const offset = ctx.params.pagination?.offset ?? 0;
+        const limit = ctx.params.pagination?.limit ?? FIND_PAGINATION.defaultLimit;
+        const { knex } = this.db;
+        const counted = (await knex(`${INVOICES} as i`).whereRaw(where.sql, where.bindings).count({ count: '*' })) as Array<{ count: number }>;
+        const rows = (await selectInvoices(knex)
+          .whereRaw(where.sql, where.bindings)
+          .orderBy([{ column: 'i.created_at' }, { column: 'i.id' }])
+          .offset(offset)
+          .limit(limit)) as InvoiceWithLinkRow[];
+        const cores = rows.length ? await this.caseCoresOf(ctx, unique(rows.map((row) => row.guid))) : new Map<string, CaseCore>();
+        return {
+          data: rows.map((row) => invoiceOut(row, cores.get(row.guid) ?? null)),
+          pagination: { count: Number(counted[0].count), offset },
+        };
+      },
+    },
+
+    list: {
+      rest: 'GET /v3/invoices',
+      access: ACCESS.PARTNER_PROVIDER,
+      params: { guid: 'uuid' },
+      async handler(this: InvoicingThis, ctx: Context<ListInvoicesParams>) {
+        const caller = callerOf(ctx);
+        const { guid } = ctx.params;
+        assertCanSeeCase(caller, (await this.casePartiesOf(ctx, [guid])).get(guid));
+        const scope = callerScope(caller);
+        const rows = (await selectInvoices(this.db.knex)
+          .where('i.guid', guid)
+          .whereRaw(scope.sql, scope.bindings)
+          .orderBy([{ column: 'i.created_at' }, { column: 'i.id' }])) as InvoiceWithLinkRow[];
+        const cores = rows.length ? await this.caseCoresOf(ctx, [guid]) : new Map<string, CaseCore>();
+        return rows.map((row) => invoiceOut(row, cores.get(row.guid) ?? null));
+      },
+    },
+
+    /** The world's invoice statuses: a provider that names its list gets exactly that list. */
+    applyWorld: {
+      visibility: 'public',
+      params: { world: { type: 'object' } },
+      async handler(this: InvoicingThis, ctx: Context<{ world: World }>) {
+        const providers = (ctx.params.world.providers ?? []).filter((provider) => provider.invoiceStatuses !== undefined);
+        await inTransaction(this.db.knex, async (trx) => {
+          for (const provider of providers) {
+            await trx(INVOICE_STATUSES).where({ provider_id: provider.id }).delete();
+            // A key named twice takes its last entry, as a later file overrides an earlier one.
+            const statuses = new Map(provider.invoiceStatuses!.map((status) => [status.key, status]));
+            if (statuses.size === 0) continue;
+            await trx(INVOICE_STATUSES).insert(
+              [...statuses.values()].map((status) => ({ provider_id: provider.id, key: status.key, name: status.name ?? null, send_to_client: status.sendToClient })),
+            );
+          }
+        });
+        return true;
+      },
+    },
+  },
+
+  methods: {
+    /** The parties of each known case, in one call to booking; unknown guids are absent. */
+    async casePartiesOf(this: InvoicingThis, ctx: Context, guids: string[]) {
+      const entries = (await ctx.call(CASE_PARTIES_ACTION, { guids })) as CasePartiesEntry[];
+      return new Map(entries.map((entry) => [entry.guid, entry]));
+    },
+
+    /** The core data of each known case to embed in invoices, in one call to booking. */
+    async caseCoresOf(this: InvoicingThis, ctx: Context, guids: string[]) {
+      const entries = (await ctx.call(CASE_CORES_ACTION, { guids })) as CaseCore[];
+      return new Map(entries.map((entry) => [entry.guid, entry]));
+    },
+  },
+};
+
+export default InvoicingService;

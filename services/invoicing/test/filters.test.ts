@@ -1,0 +1,157 @@
+/**
+ * The find filter translator on its own: each form and operator, the 400 for anything it cannot
+ * read, and that no caller-supplied text ever becomes SQL text.
+ */
+import fc from 'fast-check';
+import type { Caller } from '@hub/shared';
+import { allOf, callerScope, FILTER_LIMITS, OPERATORS, SEARCHABLE_FIELDS, translateFilters } from '../src/filters';
+
+const GUID = '5b0c8f3e-3f2a-4b7e-9a51-0f7f1f2c9d10';
+
+function detailsOf(filters: unknown): Record<string, string[]> {
+  try {
+    translateFilters(filters);
+  } catch (err) {
+    return (err as { data: { details: Record<string, string[]> } }).data.details;
+  }
+  throw new Error('expected a validation error');
+}
+
+describe('translateFilters', () => {
+  it('matches everything without filters', () => {
+    expect(translateFilters(undefined)).toEqual({ sql: 'true', bindings: [] });
+    expect(translateFilters(null)).toEqual({ sql: 'true', bindings: [] });
+    expect(translateFilters({})).toEqual({ sql: 'true', bindings: [] });
+  });
+
+  it('reads a plain value as equality and null as "is null"', () => {
+    expect(translateFilters({ status: 'ready' })).toEqual({ sql: '(i.status = ?)', bindings: ['ready'] });
+    expect(translateFilters({ status: null })).toEqual({ sql: '(i.status is null)', bindings: [] });
+    expect(translateFilters({ status: { $ne: null } })).toEqual({ sql: '(i.status is not null)', bindings: [] });
+  });
+
+  it('translates every operator', () => {
+    expect(translateFilters({ priceNet: { $eq: 1, $ne: 2, $gt: 3, $gte: 4, $lt: 5, $lte: 6, $in: [7, 8] } })).toEqual({
+      sql: '(i.price_net = ?) and (i.price_net is distinct from ?) and (i.price_net > ?) and (i.price_net >= ?) and (i.price_net < ?) and (i.price_net <= ?) and (i.price_net in (?, ?))',
+      bindings: [1, 2, 3, 4, 5, 6, 7, 8],
+    });
+    expect(OPERATORS).toEqual(['$eq', '$ne', '$gt', '$gte', '$lt', '$lte', '$in']);
+  });
+
+  it('binds timestamps as UTC instants, a value without a zone taken as UTC', () => {
+    expect(translateFilters({ createdAt: { $gt: '2026-01-02T03:04:05+02:00' } }).bindings).toEqual(['2026-01-02T01:04:05.000Z']);
+    expect(translateFilters({ updatedAt: { $lte: '2026-01-02 03:04' } }).bindings).toEqual(['2026-01-02T03:04:00.000Z']);
+    expect(translateFilters({ createdAt: { $gte: '2026-01-02' } }).bindings).toEqual(['2026-01-02T00:00:00.000Z']);
+  });
+
+  it('reads customData as equality per key in one containment test', () => {
+    expect(translateFilters({ customData: { orderRef: 'A-1', priority: 2, urgent: true, note: null } })).toEqual({
+      sql: '(i.custom_data @> ?::jsonb)',
+      bindings: ['{"orderRef":"A-1","priority":2,"urgent":true,"note":null}'],
+    });
+  });
+
+  it('reads details as "has a line with these values"', () => {
+    expect(translateFilters({ details: { name: 'Screen', count: 1 } })).toEqual({ sql: '(i.details @> ?::jsonb)', bindings: ['[{"name":"Screen","count":1}]'] });
+    expect(translateFilters({ details: [{ name: 'Screen' }, { article: 'X1' }] }).bindings).toEqual(['[{"name":"Screen"},{"article":"X1"}]']);
+  });
+
+  it('matches nothing for an empty $in', () => {
+    expect(translateFilters({ currency: { $in: [] } })).toEqual({ sql: '(false)', bindings: [] });
+  });
+
+  it('lower-cases a guid and accepts booleans and dates of their kind', () => {
+    expect(translateFilters({ guid: GUID.toUpperCase(), isSent: true, isPaid: { $in: [false] }, dueDate: { $lt: '2026-12-31' } })).toEqual({
+      sql: '(i.guid = ?) and (i.is_sent = ?) and (i.is_paid in (?)) and (i.due_date < ?)',
+      bindings: [GUID, true, false, '2026-12-31'],
+    });
+  });
+
+  it('refuses unknown fields and operators, naming each', () => {
+    expect(detailsOf({ id: 1, partnerId: 2, status: { $regex: 'a' } })).toEqual({
+      'filters.id': ['Field is not accepted'],
+      'filters.partnerId': ['Field is not accepted'],
+      'filters.status.$regex': ['Field is not accepted'],
+    });
+  });
+
+  it('does not find fields on the prototype', () => {
+    expect(detailsOf(JSON.parse('{"__proto__": {"$eq": 1}, "constructor": 1, "toString": 2}'))).toEqual({
+      'filters.__proto__': ['Field is not accepted'],
+      'filters.constructor': ['Field is not accepted'],
+      'filters.toString': ['Field is not accepted'],
+    });
+  });
+
+  it('refuses values not of the field kind', () => {
+    expect(detailsOf({ guid: 'not-a-guid' })).toEqual({ 'filters.guid': ['Wrong format'] });
+    expect(detailsOf({ priceNet: '12' })).toEqual({ 'filters.priceNet': ['Wrong format'] });
+    expect(detailsOf({ isSent: 'true' })).toEqual({ 'filters.isSent': ['Wrong format'] });
+    expect(detailsOf({ dueDate: '2026-02-30' })).toEqual({ 'filters.dueDate': ['Wrong format'] });
+    expect(detailsOf({ createdAt: { $gt: 'yesterday' } })).toEqual({ 'filters.createdAt.$gt': ['Wrong format'] });
+    expect(detailsOf({ createdAt: { $gt: null } })).toEqual({ 'filters.createdAt.$gt': ['Wrong format'] });
+    expect(detailsOf({ status: ['a'] })).toEqual({ 'filters.status': ['Wrong format'] });
+    expect(detailsOf({ status: {} })).toEqual({ 'filters.status': ['Wrong format'] });
+    expect(detailsOf({ currency: { $in: 'SEK' } })).toEqual({ 'filters.currency.$in': ['Wrong format'] });
+    expect(detailsOf({ currency: { $in: ['SEK', 1] } })).toEqual({ 'filters.currency.$in': ['Wrong format'] });
+    expect(detailsOf({ currency: { $in: Array(FILTER_LIMITS.inValues + 1).fill('SEK') } })).toEqual({ 'filters.currency.$in': ['Wrong format'] });
+    expect(detailsOf('status=ready')).toEqual({ filters: ['Wrong format'] });
+  });
+
+  it('refuses ordering on guids and booleans', () => {
+    expect(detailsOf({ guid: { $gt: GUID }, isPaid: { $lt: true } })).toEqual({
+      'filters.guid.$gt': ['Field is not accepted'],
+      'filters.isPaid.$lt': ['Field is not accepted'],
+    });
+  });
+
+  it('refuses customData values that are not scalars, and details keys that are not detail fields', () => {
+    expect(detailsOf({ customData: { amount: { $gt: 5 } } })).toEqual({ 'filters.customData.amount': ['Wrong format'] });
+    expect(detailsOf({ customData: 'x' })).toEqual({ 'filters.customData': ['Wrong format'] });
+    expect(detailsOf({ details: { colour: 'red' } })).toEqual({ 'filters.details.colour': ['Field is not accepted'], 'filters.details': ['Wrong format'] });
+    expect(detailsOf({ details: [] })).toEqual({ 'filters.details': ['Wrong format'] });
+  });
+
+  it('never puts caller text into the SQL, whatever the keys and values', () => {
+    const text = fc.string({ minLength: 1 }).filter((value) => value.trim().length > 0);
+    const value = fc.oneof(text, fc.double(), fc.boolean(), fc.constant(null), fc.array(text, { maxLength: 3 }), fc.dictionary(text, text, { maxKeys: 3 }));
+    const field = fc.oneof(fc.constantFrom(...SEARCHABLE_FIELDS), text);
+    const operator = fc.oneof(fc.constantFrom(...OPERATORS), text);
+    const filter = fc.dictionary(field, fc.oneof(value, fc.dictionary(operator, value, { maxKeys: 3 })), { maxKeys: 4 });
+    const columns = ['i.guid', 'i.external_id', 'i.type', 'i.price_net', 'i.currency', 'i.due_date', 'i.is_sent', 'i.is_paid', 'i.status', 'i.created_at', 'i.updated_at', 'i.custom_data', 'i.details'];
+    const words = new Set([...columns, 'and', 'is', 'not', 'null', 'distinct', 'from', 'in', 'true', 'false', '=', '>', '>=', '<', '<=', '@>', '?', '?::jsonb']);
+    fc.assert(
+      fc.property(filter, (filters) => {
+        let sql: string;
+        try {
+          sql = translateFilters(filters).sql;
+        } catch (err) {
+          expect((err as { type?: string }).type).toBe('FIELDS_VALIDATION');
+          return;
+        }
+        // Only whitelisted columns, keywords, operators and placeholders.
+        const strange = sql.split(/[\s(),]+/).filter((word) => word && !words.has(word));
+        expect(strange).toEqual([]);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe('callerScope', () => {
+  const base: Caller = { accountId: 1, role: 'partner', name: 'x', partnerId: 3, providerId: null, canForceProvider: false };
+
+  it('scopes a partner by its partner id and a provider by its provider id', () => {
+    expect(callerScope(base)).toEqual({ sql: 'i.partner_id = ?', bindings: [3] });
+    expect(callerScope({ ...base, role: 'provider', partnerId: null, providerId: 20 })).toEqual({ sql: 'i.provider_id = ?', bindings: [20] });
+  });
+
+  it('finds nothing for anyone else', () => {
+    expect(callerScope({ ...base, role: 'admin', partnerId: null })).toEqual({ sql: 'false', bindings: [] });
+    expect(callerScope({ ...base, partnerId: null })).toEqual({ sql: 'false', bindings: [] });
+  });
+
+  it('combines with filters, the scope first', () => {
+    expect(allOf([callerScope(base), translateFilters({ status: 'ready' })])).toEqual({ sql: '(i.partner_id = ?) and ((i.status = ?))', bindings: [3, 'ready'] });
+  });
+});
