@@ -18,11 +18,11 @@ export function brokerOptions(config: HubConfig): BrokerOptions {
           ? [{ type: 'Zipkin', options: { baseURL: config.tracing.endpoint } }]
           : [];
   return {
-    namespace: 'service-hub',
+    namespace: config.namespace,
     nodeID: config.nodeId,
     transporter: config.transporter ? { type: 'NATS', options: { url: config.transporter } } : null,
     serializer: 'JSON',
-    cacher: config.cacher === 'memory' ? { type: 'Memory', options: { maxParamsLength: 200 } } : { type: 'Redis', options: { redis: config.cacher, prefix: 'hub', ttl: 3600 } },
+    cacher: config.cacher === 'memory' ? { type: 'Memory', options: { maxParamsLength: 200 } } : { type: 'Redis', options: { redis: config.cacher, prefix: `${config.namespace}-cache`, ttl: 3600 } },
     logger: {
       type: 'Console',
       options: { level: config.logLevel, formatter: config.logFormat === 'json' ? 'json' : 'short', colors: config.logFormat !== 'json' },

@@ -23,6 +23,8 @@ export type TracingExporter = { kind: 'none' } | { kind: 'console' } | { kind: '
 export interface HubConfig {
   /** embedded: one process, in-process transport, PGlite; distributed: NATS and a Postgres server. */
   mode: 'embedded' | 'distributed';
+  /** Nodes talk only to nodes of the same namespace on a shared NATS. */
+  namespace: string;
   nodeId?: string;
   services: ServiceName[];
   host: string;
@@ -139,6 +141,7 @@ export function loadConfig(env: Env = process.env): HubConfig {
   const mode = databaseUrl || transporter ? 'distributed' : 'embedded';
   return {
     mode,
+    namespace: env.NAMESPACE || 'service-hub',
     nodeId: env.NODE_ID || undefined,
     services: services(env),
     host: env.HOST || '0.0.0.0',

@@ -186,7 +186,6 @@ export function renderError(err: ErrorLike, requestId?: string): RenderedError {
     case ERROR_TYPES.CANNOT_PROCESS_CASE:
       return { status: 404, headers, body: { error: { message: "Can't process this case" }, data: null } };
     case ERROR_TYPES.RATE_LIMITED:
-    case 'RATE_LIMIT_EXCEEDED': // moleculer-web's own rate limiter
       headers['Retry-After'] = String(data.retryAfterSeconds ?? 60);
       return { status: 429, headers, body: { error: { message: 'Too many requests' } } };
     case 'ERR_NO_TOKEN':
@@ -203,6 +202,11 @@ export function renderError(err: ErrorLike, requestId?: string): RenderedError {
       break;
   }
 
+  if (code === 429) {
+    // moleculer-web's rate limiter: the gateway replaces this with the time left in the window.
+    headers['Retry-After'] = '60';
+    return { status: 429, headers, body: { error: { message: 'Too many requests' } } };
+  }
   if (code === 413 || type === 'entity.too.large') {
     return { status: 413, headers, body: { error: { message: 'Request body is too large' } } };
   }

@@ -56,7 +56,7 @@ export interface TestHubOptions {
   infra?: boolean;
 }
 
-async function createServerDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+export async function createServerDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `hub_test_${randomBytes(6).toString('hex')}`;
   const admin = knexFactory({ client: 'pg', connection: INFRA.postgres, pool: { min: 0, max: 1 } });
   await admin.raw(`create database ${name}`);
@@ -81,7 +81,7 @@ export async function startTestHub(options: TestHubOptions): Promise<TestHub> {
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error',
     LOAD_DEMO_WORLD: 'false',
     METRICS: 'false',
-    ...(server ? { DATABASE_URL: server.url, TRANSPORTER: INFRA.nats, CACHER: INFRA.redis } : {}),
+    ...(server ? { DATABASE_URL: server.url, TRANSPORTER: INFRA.nats, CACHER: INFRA.redis, NAMESPACE: `test-${randomBytes(4).toString('hex')}` } : {}),
     ...options.env,
   };
   const config = { ...loadConfig(env), services: options.services };
@@ -90,7 +90,6 @@ export async function startTestHub(options: TestHubOptions): Promise<TestHub> {
   const broker = await startHub(config, {
     embedded: server ? undefined : { template: template ? new Blob([fs.readFileSync(template)]) : undefined },
     initialWorld: world,
-    brokerOverrides: server ? { namespace: `test-${randomBytes(4).toString('hex')}` } : {},
   });
   const gateway = broker.getLocalService('gateway') as unknown as { server?: { address(): AddressInfo } } | undefined;
   const url = gateway?.server ? `http://127.0.0.1:${gateway.server.address().port}` : '';

@@ -80,7 +80,7 @@ function sendRendered(this: GatewayThis, req: HubRequest, res: ServerResponse, e
   else if (typeof error?.code !== 'number' && typeof error?.status === 'number') Object.assign(error, { code: error.status });
 
   const rendered = renderError(error as never, req.requestId);
-  if (error?.type === 'RATE_LIMIT_EXCEEDED' && req.$route?.rateLimit) {
+  if (rendered.status === 429 && req.$route?.rateLimit) {
     rendered.headers['Retry-After'] = String(Math.max(1, Math.ceil((req.$route.rateLimit.store.resetTime - Date.now()) / 1000)));
   }
   if (rendered.status >= 500) this.logger.error(`Request ${req.requestId} failed:`, err);
@@ -232,7 +232,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
                   const token = tokenOf(req);
                   return token ? createHash('sha256').update(token).digest('hex').slice(0, 32) : req.socket.remoteAddress;
                 },
-                ...(config.redisUrl ? { StoreFactory: RedisRateLimitStore, redisUrl: config.redisUrl } : {}),
+                ...(config.redisUrl ? { StoreFactory: RedisRateLimitStore, redisUrl: config.redisUrl, namespace: config.namespace } : {}),
               },
             },
       ),

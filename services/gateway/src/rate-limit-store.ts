@@ -8,10 +8,13 @@ export class RedisRateLimitStore {
   readonly redis: Redis;
   resetTime: number;
 
+  private readonly prefix: string;
+
   constructor(
     private readonly windowMs: number,
-    options: { redisUrl: string },
+    options: { redisUrl: string; namespace: string },
   ) {
+    this.prefix = `${options.namespace}:rate`;
     this.redis = new Redis(options.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 1 });
     this.resetTime = this.windowEnd();
   }
@@ -22,7 +25,7 @@ export class RedisRateLimitStore {
 
   async inc(key: string): Promise<number> {
     this.resetTime = this.windowEnd();
-    const windowKey = `hub:rate:${key}:${this.resetTime}`;
+    const windowKey = `${this.prefix}:${key}:${this.resetTime}`;
     const [[, count]] = (await this.redis.multi().incr(windowKey).pexpire(windowKey, this.windowMs).exec()) as [[Error | null, number]];
     return count;
   }
