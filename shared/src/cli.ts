@@ -9,7 +9,8 @@ import type { ServiceBroker } from 'moleculer';
 import { createHubBroker } from './broker';
 import { ALL_SERVICES, type HubConfig, loadConfig, type ServiceName } from './config';
 import { DEMO_WORLD_FILE, readWorld, startHub } from './runner';
-import { validateWorld } from './world';
+import { ERROR_TYPES } from './errors';
+import { validateWorld, type World } from './world';
 
 const USAGE = `Usage:
   hub start                       run the services named by SERVICES (all by default)
@@ -43,15 +44,23 @@ function stopOnSignals(broker: ServiceBroker, onStop: () => void = () => {}) {
   process.once('SIGTERM', stop);
 }
 
+/**
+ * Embedded mode keeps its database in one directory that only one process may open: the pid
+ * file says which. Returns the release to call on shutdown.
+ */
+function lockDataDir(config: HubConfig): () => void {
+  if (config.mode !== 'embedded') return () => {};
+  const pid = runningHubPid(config);
+  if (pid) throw new Error(`A hub is already running on ${path.resolve(config.dataDir)} (pid ${pid})`);
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  fs.writeFileSync(lockFile(config), String(process.pid));
+  return () => fs.rmSync(lockFile(config), { force: true });
+}
+
 async function start(config: HubConfig) {
-  if (config.mode === 'embedded') {
-    const pid = runningHubPid(config);
-    if (pid) throw new Error(`A hub is already running on ${path.resolve(config.dataDir)} (pid ${pid})`);
-    fs.mkdirSync(config.dataDir, { recursive: true });
-    fs.writeFileSync(lockFile(config), String(process.pid));
-  }
+  const release = lockDataDir(config);
   const broker = await startHub(config);
-  stopOnSignals(broker, () => config.mode === 'embedded' && fs.rmSync(lockFile(config), { force: true }));
+  stopOnSignals(broker, release);
   if (config.services.includes('gateway')) {
     const host = config.host === '0.0.0.0' ? 'localhost' : config.host;
     console.log(`\nService hub listening on http://${host}:${config.port}/api`);
@@ -83,6 +92,19 @@ async function clusterBroker(config: HubConfig): Promise<ServiceBroker> {
   return startHub({ ...config, services, loadDemoWorld: false, logLevel: 'warn' });
 }
 
+/** While a cluster starts, the services owning parts of the file may not be up yet: wait for them. */
+async function loadWorldWhenOwnersRun(broker: ServiceBroker, world: World, timeoutMs = 60_000): Promise<unknown> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await broker.call('catalog.loadWorld', { world });
+    } catch (err) {
+      if ((err as { type?: string }).type !== ERROR_TYPES.SERVICE_MISSING || Date.now() > deadline) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
+}
+
 function option(args: string[], name: string): string | undefined {
   const index = args.indexOf(name);
   return index >= 0 ? args[index + 1] : undefined;
@@ -103,7 +125,7 @@ export async function main(argv: string[]): Promise<void> {
     if (sub === 'check') return console.log(`${rest[0]} is a valid world`);
     const broker = await clusterBroker(config);
     try {
-      const result = await broker.call('catalog.loadWorld', { world });
+      const result = await loadWorldWhenOwnersRun(broker, world);
       console.log(`Loaded ${rest[0]}:`, JSON.stringify(result));
     } finally {
       await broker.stop();
@@ -130,7 +152,13 @@ export async function main(argv: string[]): Promise<void> {
   }
 
   if (command === 'repl') {
-    const broker = config.mode === 'distributed' ? await clusterBroker(config) : await startHub(config);
+    if (config.mode === 'distributed') {
+      await (await clusterBroker(config)).repl();
+      return;
+    }
+    const release = lockDataDir(config);
+    const broker = await startHub(config);
+    stopOnSignals(broker, release);
     await broker.repl();
     return;
   }

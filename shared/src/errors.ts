@@ -19,6 +19,7 @@ export const ERROR_TYPES = {
   NOT_ENOUGH_DATA: 'NOT_ENOUGH_DATA',
   CANNOT_PROCESS_CASE: 'CANNOT_PROCESS_CASE',
   UNAVAILABLE: 'UNAVAILABLE',
+  SERVICE_MISSING: 'SERVICE_MISSING',
 } as const;
 
 /** Messages the spec uses for field validation, keyed by what went wrong. */
@@ -94,6 +95,13 @@ export class NotEnoughDataError extends MoleculerClientError {
 export class CannotProcessCaseError extends MoleculerClientError {
   constructor() {
     super("Can't process this case", 404, ERROR_TYPES.CANNOT_PROCESS_CASE);
+  }
+}
+
+/** A part of the cluster that a request needs is not running; retrying at once will not help. */
+export class ServiceMissingError extends Errors.MoleculerError {
+  constructor(message: string, data?: unknown) {
+    super(message, 503, ERROR_TYPES.SERVICE_MISSING, data);
   }
 }
 
@@ -183,6 +191,8 @@ export function renderError(err: ErrorLike, requestId?: string): RenderedError {
       };
     case ERROR_TYPES.NOT_ENOUGH_DATA:
       return { status: 400, headers, body: { error: 'Not enough data', data: { paramsNeeded: data.paramsNeeded ?? [] } } };
+    case ERROR_TYPES.SERVICE_MISSING:
+      return { status: 503, headers, body: { error: { message, details: err.data ?? null } } };
     case ERROR_TYPES.CANNOT_PROCESS_CASE:
       return { status: 404, headers, body: { error: { message: "Can't process this case" }, data: null } };
     case ERROR_TYPES.RATE_LIMITED:

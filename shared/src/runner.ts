@@ -27,6 +27,8 @@ export interface StartOptions {
   embedded?: EmbeddedDatabaseOptions;
   /** A world to load when the database holds none yet. */
   initialWorld?: World;
+  /** Load only the parts of the initial world that the started services own. */
+  skipUnownedWorldParts?: boolean;
   brokerOverrides?: BrokerOptions;
 }
 
@@ -40,7 +42,7 @@ export async function startHub(config: HubConfig, options: StartOptions = {}): P
   await broker.start();
   const world = options.initialWorld ?? (config.loadDemoWorld ? readWorld(DEMO_WORLD_FILE) : undefined);
   if (world && config.services.includes('catalog') && !(await broker.call('catalog.hasWorld'))) {
-    await broker.call('catalog.loadWorld', { world });
+    await broker.call('catalog.loadWorld', { world, skipUnowned: options.skipUnownedWorldParts ?? false });
     broker.logger.info('Loaded the demo world');
   }
   return broker;

@@ -478,3 +478,20 @@ export function validateWorld(input: unknown): WorldError[] {
   return errors;
 }
 
+/** Parts kept inside another part's entries that a different service loads. */
+export const NESTED_WORLD_PARTS = ['providers.statusKeys', 'providers.invoiceStatuses'] as const;
+
+/** The parts a world fills: top-level keys with content, and the nested parts any entry sets. */
+export function worldKeysPresent(world: World): string[] {
+  const record = world as Record<string, unknown>;
+  const keys = Object.keys(record).filter((key) => {
+    const value = record[key];
+    return value !== undefined && value !== null && !(Array.isArray(value) && value.length === 0);
+  });
+  for (const part of NESTED_WORLD_PARTS) {
+    const [list, inner] = part.split('.');
+    const entries = record[list];
+    if (Array.isArray(entries) && entries.some((entry) => entry && (entry as Record<string, unknown>)[inner] !== undefined)) keys.push(part);
+  }
+  return keys;
+}

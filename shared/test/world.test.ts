@@ -1,5 +1,5 @@
 import { readWorld, DEMO_WORLD_FILE } from '../src/runner';
-import { validateWorld, type World } from '../src/world';
+import { validateWorld, worldKeysPresent, type World } from '../src/world';
 
 const demo = readWorld(DEMO_WORLD_FILE);
 
@@ -48,5 +48,16 @@ describe('validateWorld', () => {
       'webhooks.subscriptions[0].target.url',
       'webhooks.subscriptions[0].target.queue',
     ]);
+  });
+});
+
+describe('worldKeysPresent', () => {
+  it('names the filled top-level parts and the nested parts another service loads', () => {
+    const world: World = {
+      partners: [{ id: 1, name: 'A' }],
+      providers: [{ id: 2, name: 'B', statusKeys: [{ key: 'arrived', name: 'Arrived' }] }],
+      competences: [],
+    };
+    expect(worldKeysPresent(world)).toEqual(['partners', 'providers', 'providers.statusKeys']);
   });
 });

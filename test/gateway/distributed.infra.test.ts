@@ -4,8 +4,11 @@
  * The world is loaded with the CLI from a third process.
  */
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
+import { DEMO_WORLD_FILE, readWorld } from '../../shared/src';
 import { createServerDatabase, DEMO_TOKENS, httpRequest, INFRA, waitFor } from '../support/hub';
 import { runHub, spawnHub, type HubProcess } from '../support/processes';
 
@@ -39,7 +42,16 @@ beforeAll(async () => {
   };
   catalog = spawnHub(['start'], { ...env, SERVICES: 'catalog', NODE_ID: 'catalog-1' });
   gateway = spawnHub(['start'], { ...env, SERVICES: 'gateway', NODE_ID: 'gateway-1' });
-  const loaded = await runHub(['world', 'load', path.resolve(__dirname, '../../world/demo.json')], env);
+  // Only the catalog runs here, so the world holds only the directory it loads.
+  const demo = readWorld(DEMO_WORLD_FILE);
+  const directory = {
+    partners: demo.partners,
+    providers: demo.providers!.map(({ statusKeys: _statusKeys, invoiceStatuses: _invoiceStatuses, ...provider }) => provider),
+    accounts: demo.accounts,
+  };
+  const worldFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'hub-world-')), 'directory.json');
+  fs.writeFileSync(worldFile, JSON.stringify(directory));
+  const loaded = await runHub(['world', 'load', worldFile], env);
   expect(loaded.output).toContain('Loaded');
   expect(loaded.code).toBe(0);
   await waitFor(async () => {

@@ -2,7 +2,8 @@
  * The gateway through real HTTP: token transports, access levels, the error envelopes, request
  * ids, health, rate limiting, and the directory lookups every account may use.
  */
-import { DEMO_TOKENS, startTestHub, type TestHub } from '../support/hub';
+import { ACCESS, UnavailableError } from '../../shared/src';
+import { DEMO_TOKENS, startTestHub, type TestHub, waitFor } from '../support/hub';
 
 let hub: TestHub;
 
@@ -65,6 +66,31 @@ describe('errors', () => {
     const large = await hub.request('POST', '/api/admin/world', { token: DEMO_TOKENS.admin, body: { world: { padding: 'x'.repeat(4096) } } });
     expect(large.status).toBe(413);
     expect(large.body).toEqual({ error: { message: 'Request body is too large' } });
+  });
+
+  it('retries a passing fault, then answers 503 with Retry-After and no internals', async () => {
+    let attempts = 0;
+    await hub.broker.createService({
+      name: 'flaky-probe',
+      settings: { rest: '' },
+      actions: {
+        busy: {
+          rest: 'GET /v3/flaky-probe',
+          access: ACCESS.ANY,
+          handler() {
+            attempts += 1;
+            throw new UnavailableError('database busy at 10.0.0.5');
+          },
+        },
+      },
+    });
+    await waitFor(async () => (await hub.request('GET', '/api/v3/flaky-probe')).status === 401, 'the probe route');
+    const res = await hub.request('GET', '/api/v3/flaky-probe', { token: DEMO_TOKENS.elkjop });
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('1');
+    expect(res.body.error.message).toBe('Service temporarily unavailable');
+    expect(JSON.stringify(res.body)).not.toContain('10.0.0.5');
+    expect(attempts).toBe(4);
   });
 
   it('puts a request id on every response, keeping a sane one the client sent', async () => {
@@ -150,6 +176,17 @@ describe('world loading', () => {
     expect(res.status).toBe(400);
     expect(res.body.error.details).toEqual({ 'accounts[0].partnerId': ['partner 51 is not in the world'] });
     expect((await hub.request('GET', '/api/v3/partner?id=50', { token: DEMO_TOKENS.elkjop })).status).toBe(404);
+  });
+
+  it('refuses a world with a part no running service loads, unless told to skip such parts', async () => {
+    const world = { partners: [{ id: 70, name: 'Partner with routing' }], competences: [{ id: 9, partnerId: 70, providerId: 10 }] };
+    const refused = await hub.request('POST', '/api/admin/world', { token: DEMO_TOKENS.admin, body: { world: { ...world, providers: [{ id: 10, name: 'Nordic Repair Center' }] } } });
+    expect(refused.status).toBe(503);
+    expect(refused.body).toEqual({ error: { message: 'No running service loads competences; nothing was loaded', details: { keys: ['competences'] } } });
+    expect((await hub.request('GET', '/api/v3/partner?id=70', { token: DEMO_TOKENS.elkjop })).status).toBe(404);
+    const partial = await hub.request('POST', '/api/admin/world', { token: DEMO_TOKENS.admin, body: { world: { ...world, providers: [{ id: 10, name: 'Nordic Repair Center' }] }, skipUnowned: true } });
+    expect(partial.status).toBe(200);
+    expect((await hub.request('GET', '/api/v3/partner?id=70', { token: DEMO_TOKENS.elkjop })).status).toBe(200);
   });
 
   it('loads a world, clears cached lookups, and a second load changes nothing', async () => {

@@ -9,9 +9,11 @@ import {
   DbMixin,
   type DbService,
   FieldsValidationError,
+  ServiceMissingError,
   NotFoundError,
   inTransaction,
   validateWorld,
+  worldKeysPresent,
   type World,
   WorldCacheMixin,
 } from '@hub/shared';
@@ -43,10 +45,19 @@ export interface CreateAccountParams {
   canForceProvider?: boolean;
 }
 
-/** Services whose `applyWorld` a world load calls, in this order; others follow by name. */
+/**
+ * Services whose `applyWorld` a world load calls, in this order; others follow by name. Each
+ * `applyWorld` declares the `worldKeys` it loads (`providers.statusKeys` names a key inside the
+ * entries of a list), so a load can refuse a file whose parts no running service would load.
+ */
 const WORLD_ORDER = ['catalog', 'routing', 'models'];
 
-type CatalogThis = Service & DbService & { worldOwners(): string[] };
+interface WorldOwner {
+  service: string;
+  keys: string[];
+}
+
+type CatalogThis = Service & DbService & { worldOwners(): WorldOwner[] };
 
 const CatalogService: ServiceSchema<ServiceSettingSchema, CatalogThis> = {
   name: 'catalog',
@@ -170,8 +181,13 @@ const CatalogService: ServiceSchema<ServiceSettingSchema, CatalogThis> = {
     loadWorld: {
       rest: 'POST /admin/world',
       access: ACCESS.ADMIN,
-      params: { world: { type: 'object' } },
-      async handler(this: CatalogThis, ctx: Context<{ world: World }>) {
+      params: {
+        world: { type: 'object' },
+        // Load what the running services own and leave the rest out (a cluster started with a
+        // subset of services on purpose); without it, an unowned part refuses the whole file.
+        skipUnowned: { type: 'boolean', default: false },
+      },
+      async handler(this: CatalogThis, ctx: Context<{ world: World; skipUnowned: boolean }>) {
         const errors = validateWorld(ctx.params.world);
         if (errors.length) {
           const details: Record<string, string[]> = {};
@@ -179,14 +195,19 @@ const CatalogService: ServiceSchema<ServiceSettingSchema, CatalogThis> = {
           throw new FieldsValidationError(details);
         }
         const owners = this.worldOwners();
-        for (const owner of owners) await ctx.call(`${owner}.applyWorld`, { world: ctx.params.world });
-        await ctx.broadcast('world.changed', { owners });
-        return { data: { result: true, appliedBy: owners } };
+        const unowned = worldKeysPresent(ctx.params.world).filter((key) => !owners.some((owner) => owner.keys.includes(key)));
+        if (unowned.length && !ctx.params.skipUnowned) {
+          throw new ServiceMissingError(`No running service loads ${unowned.join(', ')}; nothing was loaded`, { keys: unowned });
+        }
+        for (const owner of owners) await ctx.call(`${owner.service}.applyWorld`, { world: ctx.params.world });
+        await ctx.broadcast('world.changed', { owners: owners.map((owner) => owner.service) });
+        return { data: { result: true, appliedBy: owners.map((owner) => owner.service) } };
       },
     },
 
     applyWorld: {
       visibility: 'public',
+      worldKeys: ['partners', 'providers', 'accounts'],
       params: { world: { type: 'object' } },
       async handler(this: CatalogThis, ctx: Context<{ world: World }>) {
         await inTransaction(this.db.knex, async (trx) => {
@@ -208,12 +229,17 @@ const CatalogService: ServiceSchema<ServiceSettingSchema, CatalogThis> = {
   },
 
   methods: {
-    /** Every service in the cluster that owns part of a world, in a stable order. */
-    worldOwners(this: CatalogThis): string[] {
-      const actions = this.broker.registry.getActionList({ onlyAvailable: true, skipInternal: true }) as Array<{ name: string }>;
-      const owners = [...new Set(actions.filter((action) => action.name.endsWith('.applyWorld')).map((action) => action.name.slice(0, -'.applyWorld'.length)))];
+    /** Every service in the cluster that loads part of a world, with its keys, in a stable order. */
+    worldOwners(this: CatalogThis): WorldOwner[] {
+      const actions = this.broker.registry.getActionList({ onlyAvailable: true, skipInternal: true }) as Array<{ name: string; action?: { worldKeys?: string[] } }>;
+      const owners = new Map<string, string[]>();
+      for (const entry of actions) {
+        if (entry.name.endsWith('.applyWorld')) owners.set(entry.name.slice(0, -'.applyWorld'.length), entry.action?.worldKeys ?? []);
+      }
       const rank = (name: string) => (WORLD_ORDER.includes(name) ? WORLD_ORDER.indexOf(name) : WORLD_ORDER.length);
-      return owners.sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+      return [...owners.entries()]
+        .map(([service, keys]) => ({ service, keys }))
+        .sort((a, b) => rank(a.service) - rank(b.service) || a.service.localeCompare(b.service));
     },
   },
 };

@@ -156,6 +156,12 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
   },
 
   actions: {
+    /**
+     * moleculer-web's request handler. The call it makes is already retried where retrying is
+     * right; retrying the handler itself would run it again without its HTTP request.
+     */
+    rest: { retryPolicy: { enabled: false } },
+
     // Published for the /health aliases; no `rest`, so not part of /api.
     live: {
       handler() {
