@@ -13,8 +13,10 @@ export interface DbService {
 export function DbMixin(schema: string, migrationsFolder: string): Partial<ServiceSchema> {
   const mixin: Partial<ServiceSchema<ServiceSettingSchema, Service & DbService>> = {
     async started(this: Service & DbService) {
-      this.db = await databaseOf(this.broker);
-      await migrateSchema(this.db.knex, schema, migrationsFolder);
+      const db = await databaseOf(this.broker);
+      await migrateSchema(db.knex, schema, migrationsFolder);
+      // Set only once the schema is current: pollers look for it to know the service is ready.
+      this.db = db;
     },
   };
   return mixin as Partial<ServiceSchema>;

@@ -177,6 +177,8 @@ export function OutboxMixin(schema: string): Partial<ServiceSchema> {
       },
 
       async relayPendingEvents(this: OutboxService) {
+        // The poller can fire while the service is still opening its database and migrating.
+        if (!this.db) return;
         const { knex } = this.db;
         for (;;) {
           this.outboxRelay.again = false;

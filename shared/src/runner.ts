@@ -27,8 +27,6 @@ export interface StartOptions {
   embedded?: EmbeddedDatabaseOptions;
   /** A world to load when the database holds none yet. */
   initialWorld?: World;
-  /** Load only the parts of the initial world that the started services own. */
-  skipUnownedWorldParts?: boolean;
   brokerOverrides?: BrokerOptions;
 }
 
@@ -42,8 +40,10 @@ export async function startHub(config: HubConfig, options: StartOptions = {}): P
   await broker.start();
   const world = options.initialWorld ?? (config.loadDemoWorld ? readWorld(DEMO_WORLD_FILE) : undefined);
   if (world && config.services.includes('catalog') && !(await broker.call('catalog.hasWorld'))) {
-    await broker.call('catalog.loadWorld', { world, skipUnowned: options.skipUnownedWorldParts ?? false });
-    broker.logger.info('Loaded the demo world');
+    // The first-start world is loaded with what this process runs; an explicit load is strict.
+    const { data } = (await broker.call('catalog.loadWorld', { world, skipUnowned: true })) as { data: { skipped?: string[] } };
+    if (data.skipped) broker.logger.warn(`World loaded without ${data.skipped.join(', ')}: no running service loads them`);
+    else broker.logger.info('Loaded the initial world');
   }
   return broker;
 }

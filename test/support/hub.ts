@@ -90,7 +90,6 @@ export async function startTestHub(options: TestHubOptions): Promise<TestHub> {
   const broker = await startHub(config, {
     embedded: server ? undefined : { template: template ? new Blob([fs.readFileSync(template)]) : undefined },
     initialWorld: world,
-    skipUnownedWorldParts: true,
   });
   const gateway = broker.getLocalService('gateway') as unknown as { server?: { address(): AddressInfo } } | undefined;
   const url = gateway?.server ? `http://127.0.0.1:${gateway.server.address().port}` : '';

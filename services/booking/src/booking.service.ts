@@ -24,6 +24,7 @@ const BookingService: ServiceSchema<ServiceSettingSchema, BookingThis> = {
      */
     applyWorld: {
       visibility: 'public',
+      worldKeys: ['providers.statusKeys'],
       params: { world: { type: 'object' } },
       async handler(this: BookingThis, ctx: Context<{ world: World }>) {
         const providers = ctx.params.world.providers ?? [];

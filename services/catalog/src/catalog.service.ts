@@ -201,13 +201,15 @@ const CatalogService: ServiceSchema<ServiceSettingSchema, CatalogThis> = {
         }
         for (const owner of owners) await ctx.call(`${owner.service}.applyWorld`, { world: ctx.params.world });
         await ctx.broadcast('world.changed', { owners: owners.map((owner) => owner.service) });
-        return { data: { result: true, appliedBy: owners.map((owner) => owner.service) } };
+        const data: Record<string, unknown> = { result: true, appliedBy: owners.map((owner) => owner.service) };
+        if (unowned.length) data.skipped = unowned;
+        return { data };
       },
     },
 
     applyWorld: {
       visibility: 'public',
-      worldKeys: ['partners', 'providers', 'accounts'],
+      worldKeys: ['partners', 'providers', 'accounts', 'manufacturers', 'serviceTypes', 'productTypes', 'serviceLocations', 'accessories', 'shippingMethods'],
       params: { world: { type: 'object' } },
       async handler(this: CatalogThis, ctx: Context<{ world: World }>) {
         await inTransaction(this.db.knex, async (trx) => {
