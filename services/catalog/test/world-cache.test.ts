@@ -34,7 +34,7 @@ it('shows a loaded world at once in lookups and routing', async () => {
   world.manufacturers = world.manufacturers!.map((entry) => (entry.id === 5 ? { ...entry, name: 'Electrolux Group' } : entry));
   // The competence list is replaced: Power's fallback to Nordic Repair Center is withdrawn.
   world.competences = world.competences!.filter((entry) => entry.id !== 5);
-  const load = await hub.request('POST', '/api/admin/world', { token: DEMO_TOKENS.admin, body: { world } });
+  const load = await hub.request('POST', '/api/admin/world', { token: DEMO_TOKENS.admin, body: { world, skipUnowned: true } });
   expect(load.status).toBe(200);
 
   const after = await hub.request('GET', manufacturers, { token: DEMO_TOKENS.power });
