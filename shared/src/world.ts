@@ -478,8 +478,23 @@ export function validateWorld(input: unknown): WorldError[] {
   return errors;
 }
 
-/** Parts kept inside another part's entries that a different service loads. */
-export const NESTED_WORLD_PARTS = ['providers.statusKeys', 'providers.invoiceStatuses'] as const;
+/** Which service loads each part of a world (`list.key`: a key inside the entries of a list). */
+export const WORLD_PART_OWNERS: Record<string, string> = {
+  partners: 'catalog',
+  providers: 'catalog',
+  accounts: 'catalog',
+  manufacturers: 'catalog',
+  serviceTypes: 'catalog',
+  productTypes: 'catalog',
+  serviceLocations: 'catalog',
+  accessories: 'catalog',
+  shippingMethods: 'catalog',
+  competences: 'routing',
+  models: 'models',
+  webhooks: 'webhooks',
+  'providers.statusKeys': 'booking',
+  'providers.invoiceStatuses': 'invoicing',
+};
 
 /** The parts a world fills: top-level keys with content, and the nested parts any entry sets. */
 export function worldKeysPresent(world: World): string[] {
@@ -488,7 +503,7 @@ export function worldKeysPresent(world: World): string[] {
     const value = record[key];
     return value !== undefined && value !== null && !(Array.isArray(value) && value.length === 0);
   });
-  for (const part of NESTED_WORLD_PARTS) {
+  for (const part of Object.keys(WORLD_PART_OWNERS).filter((key) => key.includes('.'))) {
     const [list, inner] = part.split('.');
     const entries = record[list];
     if (Array.isArray(entries) && entries.some((entry) => entry && (entry as Record<string, unknown>)[inner] !== undefined)) keys.push(part);

@@ -24,7 +24,6 @@ const BookingService: ServiceSchema<ServiceSettingSchema, BookingThis> = {
      */
     applyWorld: {
       visibility: 'public',
-      worldKeys: ['providers.statusKeys'],
       params: { world: { type: 'object' } },
       async handler(this: BookingThis, ctx: Context<{ world: World }>) {
         const providers = ctx.params.world.providers ?? [];

@@ -14,6 +14,7 @@ import {
   inTransaction,
   validateWorld,
   worldKeysPresent,
+  WORLD_PART_OWNERS,
   type World,
   WorldCacheMixin,
 } from '@hub/shared';
@@ -46,18 +47,12 @@ export interface CreateAccountParams {
 }
 
 /**
- * Services whose `applyWorld` a world load calls, in this order; others follow by name. Each
- * `applyWorld` declares the `worldKeys` it loads (`providers.statusKeys` names a key inside the
- * entries of a list), so a load can refuse a file whose parts no running service would load.
+ * Services whose `applyWorld` a world load calls, in this order; others follow by name. A load
+ * refuses a file with a part whose owner (WORLD_PART_OWNERS) is not running.
  */
 const WORLD_ORDER = ['catalog', 'routing', 'models'];
 
-interface WorldOwner {
-  service: string;
-  keys: string[];
-}
-
-type CatalogThis = Service & DbService & { worldOwners(): WorldOwner[] };
+type CatalogThis = Service & DbService & { worldOwners(): string[] };
 
 const CatalogService: ServiceSchema<ServiceSettingSchema, CatalogThis> = {
   name: 'catalog',
@@ -195,13 +190,13 @@ const CatalogService: ServiceSchema<ServiceSettingSchema, CatalogThis> = {
           throw new FieldsValidationError(details);
         }
         const owners = this.worldOwners();
-        const unowned = worldKeysPresent(ctx.params.world).filter((key) => !owners.some((owner) => owner.keys.includes(key)));
+        const unowned = worldKeysPresent(ctx.params.world).filter((key) => !owners.includes(WORLD_PART_OWNERS[key]));
         if (unowned.length && !ctx.params.skipUnowned) {
           throw new ServiceMissingError(`No running service loads ${unowned.join(', ')}; nothing was loaded`, { keys: unowned });
         }
-        for (const owner of owners) await ctx.call(`${owner.service}.applyWorld`, { world: ctx.params.world });
-        await ctx.broadcast('world.changed', { owners: owners.map((owner) => owner.service) });
-        const data: Record<string, unknown> = { result: true, appliedBy: owners.map((owner) => owner.service) };
+        for (const owner of owners) await ctx.call(`${owner}.applyWorld`, { world: ctx.params.world });
+        await ctx.broadcast('world.changed', { owners });
+        const data: Record<string, unknown> = { result: true, appliedBy: owners };
         if (unowned.length) data.skipped = unowned;
         return { data };
       },
@@ -209,7 +204,6 @@ const CatalogService: ServiceSchema<ServiceSettingSchema, CatalogThis> = {
 
     applyWorld: {
       visibility: 'public',
-      worldKeys: ['partners', 'providers', 'accounts', 'manufacturers', 'serviceTypes', 'productTypes', 'serviceLocations', 'accessories', 'shippingMethods'],
       params: { world: { type: 'object' } },
       async handler(this: CatalogThis, ctx: Context<{ world: World }>) {
         await inTransaction(this.db.knex, async (trx) => {
@@ -231,17 +225,12 @@ const CatalogService: ServiceSchema<ServiceSettingSchema, CatalogThis> = {
   },
 
   methods: {
-    /** Every service in the cluster that loads part of a world, with its keys, in a stable order. */
-    worldOwners(this: CatalogThis): WorldOwner[] {
-      const actions = this.broker.registry.getActionList({ onlyAvailable: true, skipInternal: true }) as Array<{ name: string; action?: { worldKeys?: string[] } }>;
-      const owners = new Map<string, string[]>();
-      for (const entry of actions) {
-        if (entry.name.endsWith('.applyWorld')) owners.set(entry.name.slice(0, -'.applyWorld'.length), entry.action?.worldKeys ?? []);
-      }
+    /** Every service in the cluster that loads part of a world, in a stable order. */
+    worldOwners(this: CatalogThis): string[] {
+      const actions = this.broker.registry.getActionList({ onlyAvailable: true, skipInternal: true }) as Array<{ name: string }>;
+      const owners = actions.filter((entry) => entry.name.endsWith('.applyWorld')).map((entry) => entry.name.slice(0, -'.applyWorld'.length));
       const rank = (name: string) => (WORLD_ORDER.includes(name) ? WORLD_ORDER.indexOf(name) : WORLD_ORDER.length);
-      return [...owners.entries()]
-        .map(([service, keys]) => ({ service, keys }))
-        .sort((a, b) => rank(a.service) - rank(b.service) || a.service.localeCompare(b.service));
+      return [...new Set(owners)].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
     },
   },
 };

@@ -197,7 +197,6 @@ const RoutingService: ServiceSchema<ServiceSettingSchema, RoutingThis> = {
 
     applyWorld: {
       visibility: 'public',
-      worldKeys: ['competences'],
       params: { world: { type: 'object' } },
       async handler(this: RoutingThis, ctx: Context<{ world: World }>) {
         await inTransaction(this.db.knex, (trx) => applyCompetences(trx, ctx.params.world));
