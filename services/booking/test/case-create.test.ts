@@ -1,4 +1,4 @@
-import { databaseOf, DOMAIN_EVENTS } from '@hub/shared';
+import { databaseOf, DEMO_WORLD_FILE, DOMAIN_EVENTS, readWorld } from '@hub/shared';
 import { DEMO_TOKENS, startTestHub, type TestHub } from '../../../test/support/hub';
 import { BOOKING_SERVICES, bookCase, caseBody } from '../../../test/support/cases';
 
@@ -79,6 +79,22 @@ describe('POST /api/v3/case/create', () => {
     const guid = await bookCase(hub, DEMO_TOKENS.trygg);
     const parties = await hub.broker.call<any[], object>('booking.caseParties', { guids: [guid, 'not-a-guid', '00000000-0000-4000-8000-000000000000'] });
     expect(parties).toEqual([{ id: expect.any(Number), guid, partnerId: 3, serviceProviderId: 20 }]);
+  });
+
+  it("starts a case with its provider's first status key from the world file", async () => {
+    const world = readWorld(DEMO_WORLD_FILE);
+    const nrc = world.providers!.find((provider) => provider.id === 10)!;
+    nrc.statusKeys = [{ key: 'received', name: 'Received by the workshop' }, ...nrc.statusKeys!];
+    const loaded = await hub.request('POST', '/api/admin/world', { token: DEMO_TOKENS.admin, body: { world } });
+    expect(loaded.status).toBe(200);
+    const [core] = await hub.broker.call<any[], object>('booking.caseCores', { guids: [await bookCase(hub, DEMO_TOKENS.elkjop)] });
+    expect(core.currentStatus).toBe('received');
+    expect(core.caseStatuses.map((status: { key: string; name: string }) => [status.key, status.name])).toEqual([['received', 'Received by the workshop']]);
+
+    // Loading the same world again changes nothing.
+    expect((await hub.request('POST', '/api/admin/world', { token: DEMO_TOKENS.admin, body: { world } })).status).toBe(200);
+    const db = await knex();
+    expect((await db('booking.status_keys').where({ provider_id: 10 }).orderBy('position')).map((row: { key: string }) => row.key).slice(0, 2)).toEqual(['received', 'registered']);
   });
 
   it('is reachable by partners only', async () => {
