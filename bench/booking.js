@@ -1,0 +1,131 @@
+/**
+ * Benchmark: POST /api/v3/case/create through the whole gateway (token, access check, body
+ * validation, lookups, routing, one transaction with the case, contacts, status and outbox row)
+ * at a fixed concurrency, beside a raw SQL loop inserting the same rows at the same concurrency,
+ * in the same run, on the embedded database and on the Postgres server.
+ *
+ * Run after `npm run build`: node bench/booking.js [seconds per run, default 10] [embedded|postgres|both]
+ * The Postgres server is taken from BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres).
+ */
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { randomUUID, randomBytes } = require('node:crypto');
+const autocannon = require('autocannon');
+const knexFactory = require('knex');
+const { loadConfig, startHub, readWorld, databaseOf, DEMO_WORLD_FILE } = require('../shared/dist');
+
+const SECONDS = Number(process.argv[2] ?? 10);
+const WHICH = process.argv[3] ?? 'both';
+const CONNECTIONS = 10;
+const POSTGRES = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const TOKEN = 'demo-partner-elkjop-000000000001';
+
+const BODY = JSON.stringify({
+  serviceType: 2,
+  manufacturer: 1,
+  productType: 2,
+  location: 1,
+  shipping: 3,
+  clientPostalCode: '0150',
+  originatorType: 'private',
+  bookingType: 'companyToPrivate',
+  acceptConditions: true,
+  customer: { type: 0, firstName: 'Kari', lastName: 'Nordmann', address: 'Storgata 1', postalCode: '0150', city: 'Oslo', countryCode: 'NO', email: 'kari@example.com' },
+  orderData: { refNo: 'BENCH' },
+  productData: { model: 'MacBook Air', serial: 'C02XK0AAJG5H', password: '1234', problemText: 'Does not start' },
+});
+
+function cannon(url) {
+  return new Promise((resolve, reject) => {
+    autocannon(
+      { url, method: 'POST', body: BODY, headers: { 'content-type': 'application/json', 'x-hub-api-token': TOKEN }, connections: CONNECTIONS, duration: SECONDS },
+      (err, result) => (err ? reject(err) : resolve(result)),
+    );
+  });
+}
+
+const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+/**
+ * The same rows a booking writes (case, customer/sender/receiver contacts, first status, outbox
+ * event), copied from a booked case, inserted by CONNECTIONS workers for SECONDS.
+ */
+async function rawLoop(knex) {
+  const template = await knex('booking.cases').orderBy('id', 'desc').first();
+  const contacts = await knex('booking.case_contacts').where({ case_id: template.id });
+  const event = await knex('booking.outbox').where({ case_guid: template.guid }).first();
+  const { id: _id, created_at: _c, updated_at: _u, ...caseRow } = template;
+  for (const key of Object.keys(caseRow)) if (caseRow[key] !== null && typeof caseRow[key] === 'object') caseRow[key] = JSON.stringify(caseRow[key]);
+  const latencies = [];
+  const deadline = Date.now() + SECONDS * 1000;
+  const worker = async () => {
+    while (Date.now() < deadline) {
+      const started = process.hrtime.bigint();
+      const guid = randomUUID();
+      await knex.transaction(async (trx) => {
+        const [{ id }] = await trx('booking.cases').insert({ ...caseRow, guid }).returning('id');
+        await trx('booking.case_contacts').insert(contacts.map((c) => ({ case_id: id, role: c.role, type: c.type, data: JSON.stringify(c.data) })));
+        await trx('booking.case_statuses').insert({ case_id: id, key: 'registered', name: 'Registered' });
+        await trx('booking.outbox').insert({ event_id: randomUUID(), type: event.type, case_guid: guid, audience: JSON.stringify(event.audience), payload: JSON.stringify(event.payload) });
+      });
+      latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
+    }
+  };
+  const start = Date.now();
+  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
+  const elapsed = (Date.now() - start) / 1000;
+  latencies.sort((a, b) => a - b);
+  return { requestsPerSecond: Math.round(latencies.length / elapsed), latencyP50ms: +percentile(latencies, 50).toFixed(1), latencyP99ms: +percentile(latencies, 99).toFixed(1), count: latencies.length };
+}
+
+async function run(label, env, extra = {}) {
+  const config = {
+    ...loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'error', LOAD_DEMO_WORLD: 'false', METRICS: 'false', RATE_LIMIT_PER_MINUTE: '10000000', ...env }),
+    services: ['catalog', 'routing', 'booking', 'gateway'],
+  };
+  const broker = await startHub(config, { initialWorld: readWorld(DEMO_WORLD_FILE), ...extra });
+  // The outbox relay hands every case.created to the webhooks service; this sink acknowledges
+  // at once, so the relay's own queries count but no delivery work does.
+  await broker.createService({ name: 'webhooks', actions: { ingest: () => true } });
+  await broker.waitForServices(['webhooks']);
+  try {
+    const port = broker.getLocalService('gateway').server.address().port;
+    const url = `http://127.0.0.1:${port}/api/v3/case/create`;
+    await cannon(url); // warm-up: caches, JIT, connection pool
+    const result = await cannon(url);
+    const gateway = { requestsPerSecond: Math.round(result.requests.average), latencyP50ms: result.latency.p50, latencyP99ms: result.latency.p99, non2xx: result.non2xx };
+    const raw = await rawLoop((await databaseOf(broker)).knex);
+    return { label, concurrency: CONNECTIONS, seconds: SECONDS, gateway, rawInsert: raw };
+  } finally {
+    await broker.stop();
+  }
+}
+
+async function main() {
+  const results = [];
+  if (WHICH !== 'postgres') {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-bench-'));
+    results.push(await run('embedded (PGlite)', { DATA_DIR: dataDir }));
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+  if (WHICH !== 'embedded') {
+    const name = `hub_bench_${randomBytes(4).toString('hex')}`;
+    const admin = knexFactory({ client: 'pg', connection: POSTGRES, pool: { min: 0, max: 1 } });
+    await admin.raw(`create database ${name}`);
+    const url = new URL(POSTGRES);
+    url.pathname = `/${name}`;
+    try {
+      results.push(await run('Postgres server', { DATABASE_URL: url.toString(), DATABASE_POOL_SIZE: String(CONNECTIONS) }));
+    } finally {
+      await admin.raw(`drop database if exists ${name} with (force)`);
+      await admin.destroy();
+    }
+  }
+  console.log(JSON.stringify({ node: process.version, cpus: os.cpus().length, results }, null, 2));
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
