@@ -1,0 +1,158 @@
+/**
+ * invoices/find over 200,000 invoices with a createdAt $gt filter and a customData filter.
+ *
+ * Run after `npm run build`: `node bench/invoices.js` (embedded database), or with
+ * BENCH_POSTGRES_URL=postgres://... to use a Postgres server (a fresh database is created there
+ * and dropped afterwards). Three figures side by side in one run:
+ * the two SQL statements the action issues run raw through knex (the baseline), the action
+ * called through the broker, and the HTTP endpoint under load through the gateway.
+ * INVOICES (default 200000), ROUNDS (default 200) and DURATION (seconds, default 10) tune it.
+ */
+'use strict';
+const { randomBytes } = require('node:crypto');
+const autocannon = require('autocannon');
+const knexFactory = require('knex');
+const { loadConfig, startHub, readWorld, DEMO_WORLD_FILE } = require('../shared/dist');
+
+const INVOICES = Number(process.env.INVOICES ?? 200_000);
+const ROUNDS = Number(process.env.ROUNDS ?? 200);
+const DURATION = Number(process.env.DURATION ?? 10);
+const PARTNER_TOKEN = 'demo-partner-elkjop-000000000001';
+const REGIONS = ['north', 'south', 'east', 'west', 'central', 'coast', 'inland', 'islands', 'capital', 'border'];
+
+async function postJson(url, pathname, token, body) {
+  const response = await fetch(`${url}${pathname}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'X-Hub-Api-Token': token },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+function caseBody(insurance) {
+  return {
+    serviceType: insurance ? 3 : 2, manufacturer: 1, productType: 2, location: 1, shipping: 3,
+    clientPostalCode: '0150', originatorType: 'private', bookingType: 'companyToPrivate', acceptConditions: true,
+    customer: { type: 0, firstName: 'Kari', lastName: 'Nordmann', address: 'Storgata 1', postalCode: '0150', city: 'Oslo', countryCode: 'NO', email: 'kari@example.com' },
+    orderData: { refNo: 'BENCH' },
+    productData: { model: 'MacBook Air', serial: 'C02XK0AAJG5H', password: '1234', problemText: 'Does not start' },
+  };
+}
+
+function percentile(sorted, p) {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+async function timeRounds(run) {
+  for (let i = 0; i < Math.min(20, ROUNDS); i++) await run();
+  const times = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    const start = process.hrtime.bigint();
+    await run();
+    times.push(Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  times.sort((a, b) => a - b);
+  const mean = times.reduce((sum, t) => sum + t, 0) / times.length;
+  return { mean, p50: percentile(times, 50), p99: percentile(times, 99) };
+}
+
+/** A new database on the server, so the run neither sees nor leaves anything else there. */
+async function serverDatabase(serverUrl) {
+  const name = `bench_invoices_${randomBytes(4).toString('hex')}`;
+  const admin = knexFactory({ client: 'pg', connection: serverUrl, pool: { min: 0, max: 1 } });
+  await admin.raw(`create database ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      await admin.raw(`drop database if exists ${name} with (force)`);
+      await admin.destroy();
+    },
+  };
+}
+
+async function main() {
+  const server = process.env.BENCH_POSTGRES_URL ? await serverDatabase(process.env.BENCH_POSTGRES_URL) : undefined;
+  const env = { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'error', LOAD_DEMO_WORLD: 'false', METRICS: 'false', RATE_LIMIT_PER_MINUTE: '10000000' };
+  if (server) env.DATABASE_URL = server.url;
+  const config = { ...loadConfig(env), services: ['catalog', 'routing', 'booking', 'invoicing', 'gateway'] };
+  const broker = await startHub(config, { embedded: {}, initialWorld: readWorld(DEMO_WORLD_FILE) });
+  const url = `http://127.0.0.1:${broker.getLocalService('gateway').server.address().port}`;
+  const knex = broker.getLocalService('invoicing').db.knex;
+  try {
+    const guids = [];
+    for (const token of [PARTNER_TOKEN, PARTNER_TOKEN, 'demo-partner-power-0000000000001', 'demo-partner-power-0000000000001']) {
+      const res = await postJson(url, '/api/v3/case/create', token, caseBody(false));
+      if (res.status !== 200) throw new Error(`booking failed: ${JSON.stringify(res.body)}`);
+      guids.push(res.body.guid);
+    }
+    const parties = await broker.call('booking.caseParties', { guids });
+
+    const seedStart = Date.now();
+    await knex.raw('truncate invoicing.invoices restart identity cascade');
+    // Spread over the last year; a tenth of each region; the four cases take turns.
+    const cases = parties.map((p) => `(${p.id}, '${p.guid}'::uuid, ${p.partnerId}, ${p.serviceProviderId})`).join(', ');
+    await knex.raw(
+      `insert into invoicing.invoices (case_id, guid, partner_id, provider_id, external_id, status, price_net, currency, custom_data, details, created_at, updated_at)
+       select c.case_id, c.guid, c.partner_id, c.provider_id, 'BENCH-' || n,
+              (array['draft', 'ready', 'sent', 'paid'])[1 + n % 4], (n % 5000) + 0.5, 'NOK',
+              jsonb_build_object('region', (?::text[])[1 + n % 10], 'batch', n % 100),
+              '[]'::jsonb,
+              now() - ((n % 525600) * interval '1 minute'), now()
+         from generate_series(1, ?) as n
+         join (select *, row_number() over () - 1 as slot from (values ${cases}) as v(case_id, guid, partner_id, provider_id)) c on c.slot = n % 4`,
+      [REGIONS, INVOICES],
+    );
+    await knex.raw('analyze invoicing.invoices');
+    const seedMs = Date.now() - seedStart;
+
+    const since = new Date(Date.now() - 30 * 24 * 3600 * 1000).toISOString();
+    const body = { filters: { createdAt: { $gt: since }, customData: { region: 'north' } }, pagination: { offset: 0, limit: 10 } };
+    const caller = { accountId: 2, role: 'partner', name: 'bench', partnerId: 1, providerId: null, canForceProvider: false };
+
+    const check = await postJson(url, '/api/v3/invoices/find', PARTNER_TOKEN, body);
+    if (check.status !== 200) throw new Error(`find failed: ${JSON.stringify(check.body)}`);
+    const matches = check.body.pagination.count;
+
+    const where = `i.partner_id = ? and i.created_at > ? and i.custom_data @> ?::jsonb`;
+    const bindings = [1, since, JSON.stringify({ region: 'north' })];
+    const raw = await timeRounds(async () => {
+      await knex.raw(`select count(*) from invoicing.invoices i where ${where}`, bindings);
+      await knex.raw(
+        `select i.*, case when l.id is null then null else to_jsonb(l) end as linked from invoicing.invoices i
+           left join invoicing.invoices l on l.id = i.linked_invoice_id where ${where} order by i.created_at, i.id limit 10`,
+        bindings,
+      );
+    });
+    const action = await timeRounds(() => broker.call('invoicing.find', body, { meta: { caller } }));
+    const http = await autocannon({
+      url: `${url}/api/v3/invoices/find`,
+      method: 'POST',
+      connections: 4,
+      duration: DURATION,
+      headers: { 'Content-Type': 'application/json', 'X-Hub-Api-Token': PARTNER_TOKEN },
+      body: JSON.stringify(body),
+    });
+    if (http.non2xx > 0) throw new Error(`${http.non2xx} requests failed`);
+
+    const plan = await knex.raw(`explain select count(*) from invoicing.invoices i where ${where}`, bindings);
+    const database = server ? 'Postgres server' : 'embedded (PGlite)';
+    const fmt = (n) => n.toFixed(2);
+    console.log(`invoices: ${INVOICES}, seeded in ${seedMs} ms, database: ${database}, matches for the partner: ${matches}`);
+    console.log(`count plan: ${plan.rows.map((row) => row['QUERY PLAN'].trim()).join(' / ')}`);
+    console.log('| what | mean ms | p50 ms | p99 ms | req/s |');
+    console.log('|---|---|---|---|---|');
+    console.log(`| baseline: the two SQL statements raw through knex | ${fmt(raw.mean)} | ${fmt(raw.p50)} | ${fmt(raw.p99)} | ${fmt(1000 / raw.mean)} |`);
+    console.log(`| invoicing.find through the broker (with caseCores) | ${fmt(action.mean)} | ${fmt(action.p50)} | ${fmt(action.p99)} | ${fmt(1000 / action.mean)} |`);
+    console.log(`| POST /api/v3/invoices/find over HTTP, 4 connections, ${DURATION} s | ${fmt(http.latency.average)} | ${fmt(http.latency.p50)} | ${fmt(http.latency.p99)} | ${fmt(http.requests.average)} |`);
+  } finally {
+    await broker.stop();
+    await server?.drop();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
