@@ -52,6 +52,18 @@ export interface HubConfig {
   loadDemoWorld: boolean;
   /** How long a call between services may take before it fails, in milliseconds. */
   requestTimeoutMs: number;
+  /**
+   * Delay before each webhook delivery attempt, in milliseconds: the first entry is the first
+   * attempt; after the last one fails the delivery is dead-lettered. Jitter is added to each.
+   */
+  webhookRetryScheduleMs: number[];
+  /** How long one webhook attempt (connect, send, answer or AMQP confirm) may take. */
+  webhookAttemptTimeoutMs: number;
+  /**
+   * Networks (CIDR) webhook targets may reach although they are not global addresses. Embedded
+   * mode allows loopback so a receiver on the same machine works; distributed mode allows none.
+   */
+  webhookAllowedNetworks: string[];
 }
 
 export class ConfigError extends Error {
@@ -134,6 +146,30 @@ function tracing(env: Env): TracingExporter {
   return { kind: match[1] as 'jaeger' | 'zipkin', endpoint: match[2] };
 }
 
+/** The Standard Webhooks example schedule: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h. */
+export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = '0,5s,5m,30m,2h,5h,10h,14h,20h,24h';
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+function durations(env: Env, name: string, fallback: string): number[] {
+  const raw = env[name] === undefined || env[name] === '' ? fallback : env[name]!;
+  return raw.split(',').map((item) => {
+    const match = /^(\d+)(ms|s|m|h)?$/.exec(item.trim());
+    if (!match) throw new ConfigError(name, `must be a comma-separated list of durations such as 0,5s,5m,2h, got "${raw}"`);
+    return Number(match[1]) * DURATION_UNITS[match[2] ?? 'ms'];
+  });
+}
+
+function networks(env: Env, name: string, fallback: string[]): string[] {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw.trim() === 'none') return [];
+  return raw.split(',').map((item) => {
+    const cidr = item.trim();
+    if (!/^[0-9a-fA-F.:]+\/\d{1,3}$/.test(cidr)) throw new ConfigError(name, `must be a comma-separated list of CIDR networks (or none), got "${raw}"`);
+    return cidr;
+  });
+}
+
 export function loadConfig(env: Env = process.env): HubConfig {
   const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
   const transporter = url(env, 'TRANSPORTER', ['nats:']);
@@ -160,5 +196,8 @@ export function loadConfig(env: Env = process.env): HubConfig {
     bodyLimitBytes: bytes(env, 'BODY_LIMIT', 1024 * 1024),
     loadDemoWorld: flag(env, 'LOAD_DEMO_WORLD', mode === 'embedded'),
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 15_000, 100, 600_000),
+    webhookRetryScheduleMs: durations(env, 'WEBHOOK_RETRY_SCHEDULE', DEFAULT_WEBHOOK_RETRY_SCHEDULE),
+    webhookAttemptTimeoutMs: integer(env, 'WEBHOOK_ATTEMPT_TIMEOUT_MS', 15_000, 10, 600_000),
+    webhookAllowedNetworks: networks(env, 'WEBHOOK_ALLOWED_NETWORKS', mode === 'embedded' ? ['127.0.0.0/8', '::1/128'] : []),
   };
 }

@@ -20,6 +20,7 @@ import {
 } from '@hub/shared';
 import {
   applyDirectory,
+  findAccounts,
   findCallerByToken,
   findDepartments,
   findPartners,
@@ -135,6 +136,15 @@ const CatalogService: ServiceSchema<ServiceSettingSchema, CatalogThis> = {
           ctx.params.departmentIds.length ? findDepartments(knex, ctx.params.departmentIds) : [],
         ]);
         return { partners, providers, departments };
+      },
+    },
+
+    /** Internal: accounts by id in one call (who a webhook subscription belongs to). */
+    accounts: {
+      visibility: 'public',
+      params: { ids: { type: 'array', items: 'number|integer|positive' } },
+      handler(this: CatalogThis, ctx: Context<{ ids: number[] }>) {
+        return findAccounts(this.db.knex, ctx.params.ids);
       },
     },
 

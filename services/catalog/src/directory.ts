@@ -109,6 +109,11 @@ export async function listAccounts(knex: Knex) {
   return ((await knex('catalog.accounts').orderBy('id')) as AccountRow[]).map(accountOut);
 }
 
+export async function findAccounts(knex: Knex, ids: number[]) {
+  if (ids.length === 0) return [];
+  return ((await knex('catalog.accounts').whereIn('id', ids).orderBy('id')) as AccountRow[]).map(accountOut);
+}
+
 export async function insertAccount(
   knex: Knex,
   account: { name: string; role: Role; partnerId?: number | null; providerId?: number | null; canForceProvider?: boolean },

@@ -1,0 +1,145 @@
+/**
+ * One AMQP delivery attempt: a persistent, mandatory publish to the receiver's queue on a
+ * confirm channel. Only a confirm counts; a return (no such queue), a nack or a channel that
+ * closes first is a failed attempt. Connections are kept per target and reopened when lost.
+ */
+import { randomUUID } from 'node:crypto';
+import type { BlockList } from 'node:net';
+import amqp, { type ChannelModel, type ConfirmChannel, type ConsumeMessage } from 'amqplib';
+import { type AttemptOutcome, type SignedMessage } from './outcome';
+import { resolveTarget } from './target-safety';
+
+export interface AmqpTarget {
+  url: string;
+  queue: string;
+}
+
+interface OpenChannel {
+  connection: ChannelModel;
+  channel: ConfirmChannel;
+  /** Publish ids the broker returned as unroutable, until their confirm arrives. */
+  returned: Set<string>;
+}
+
+const PUBLISH_ID_HEADER = 'hub-publish-id';
+
+export class AmqpChannels {
+  private readonly open = new Map<string, Promise<OpenChannel>>();
+
+  constructor(private readonly allowed: BlockList) {}
+
+  private async connect(url: string): Promise<OpenChannel> {
+    const parsed = new URL(url);
+    const checked = await resolveTarget(parsed.hostname, this.allowed);
+    const host = parsed.hostname;
+    parsed.hostname = checked.family === 6 ? `[${checked.address}]` : checked.address;
+    const connection = await amqp.connect(parsed.toString(), parsed.protocol === 'amqps:' ? { servername: host } : {});
+    const channel = await connection.createConfirmChannel();
+    const open: OpenChannel = { connection, channel, returned: new Set() };
+    const forget = () => {
+      if (this.open.get(url) === opened) this.open.delete(url);
+    };
+    const opened = Promise.resolve(open);
+    channel.on('return', (message: ConsumeMessage) => {
+      const id = message.properties.headers?.[PUBLISH_ID_HEADER];
+      if (typeof id === 'string') open.returned.add(id);
+    });
+    // A channel error (e.g. an access refusal) closes the channel; the next attempt opens a new one.
+    channel.on('error', () => undefined);
+    channel.on('close', () => {
+      forget();
+      connection.close().catch(() => undefined);
+    });
+    connection.on('error', () => undefined);
+    connection.on('close', forget);
+    this.open.set(url, opened);
+    return open;
+  }
+
+  private channelFor(url: string): Promise<OpenChannel> {
+    const existing = this.open.get(url);
+    if (existing) return existing;
+    const opening = this.connect(url);
+    this.open.set(url, opening);
+    opening.catch(() => {
+      if (this.open.get(url) === opening) this.open.delete(url);
+    });
+    return opening;
+  }
+
+  async publish(target: AmqpTarget, message: SignedMessage, timeoutMs: number): Promise<AttemptOutcome> {
+    let open: OpenChannel;
+    try {
+      open = await withDeadline(this.channelFor(target.url), timeoutMs);
+    } catch (err) {
+      const kind = (err as { kind?: 'dns' | 'blocked_address' }).kind ?? ((err as Error).message === 'timeout' ? 'timeout' : 'connection');
+      return { ok: false, errorKind: kind, error: (err as Error).message };
+    }
+    const publishId = randomUUID();
+    const confirmed = new Promise<AttemptOutcome>((resolve) => {
+      try {
+        open.channel.publish(
+          '',
+          target.queue,
+          Buffer.from(message.body),
+          {
+            persistent: true,
+            mandatory: true,
+            contentType: 'application/json',
+            messageId: message.webhookId,
+            timestamp: message.timestampSeconds,
+            type: message.eventType,
+            headers: {
+              'webhook-id': message.webhookId,
+              'webhook-timestamp': String(message.timestampSeconds),
+              'webhook-signature': message.signature,
+              'webhook-event-type': message.eventType,
+              [PUBLISH_ID_HEADER]: publishId,
+            },
+          },
+          (err) => {
+            const returned = open.returned.delete(publishId);
+            if (err) {
+              const closed = /closed/i.test(err.message);
+              resolve({ ok: false, errorKind: closed ? 'amqp_closed' : 'amqp_nack', error: err.message });
+            } else if (returned) {
+              resolve({ ok: false, errorKind: 'amqp_returned', error: `The broker could not route the message to queue "${target.queue}"` });
+            } else {
+              resolve({ ok: true });
+            }
+          },
+        );
+      } catch (err) {
+        resolve({ ok: false, errorKind: 'amqp_closed', error: (err as Error).message });
+      }
+    });
+    try {
+      return await withDeadline(confirmed, timeoutMs);
+    } catch {
+      open.returned.delete(publishId);
+      return { ok: false, errorKind: 'timeout', error: `No confirm within ${timeoutMs} ms` };
+    }
+  }
+
+  async closeAll(): Promise<void> {
+    const all = [...this.open.values()];
+    this.open.clear();
+    await Promise.all(all.map((opening) => opening.then((open) => open.connection.close()).catch(() => undefined)));
+  }
+}
+
+function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('timeout')), ms);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (err) => {
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
+  });
+}

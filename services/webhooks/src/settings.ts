@@ -1,0 +1,41 @@
+/**
+ * Delivery settings of the webhooks service. The retry schedule, the attempt timeout and the
+ * allowed networks come from the environment (see shared config: WEBHOOK_RETRY_SCHEDULE,
+ * WEBHOOK_ATTEMPT_TIMEOUT_MS, WEBHOOK_ALLOWED_NETWORKS); the rest are fixed here.
+ */
+export const DELIVERY_SETTINGS = {
+  /** Each retry delay is stretched by a random share of itself up to this, so failed receivers are not hit in lockstep. */
+  retryJitter: 0.2,
+  /** The longest `Retry-After` (429/503) honoured; a longer one is cut to this. */
+  maxRetryAfterMs: 24 * 3_600_000,
+  /** Attempts in flight at once per subscription unless the subscription names its own limit. */
+  defaultMaxInFlight: 4,
+  /** Attempts in flight at once in one process, over all subscriptions. */
+  workerConcurrency: 64,
+  /** How often a worker looks for due deliveries when no ingest nudged it. */
+  pollIntervalMs: 250,
+  /** Deliveries claimed per look. */
+  claimBatch: 50,
+  /** How long beyond the attempt timeout a claim lasts before another worker may take the delivery (a crashed worker's claims). */
+  leaseMarginMs: 15_000,
+  /** Bytes of a receiver's answer kept in the attempt log. */
+  responseExcerptBytes: 1024,
+  /** How long the previous secret keeps signing after a rotation, so receivers can switch over. */
+  secretRotationGraceMs: 24 * 3_600_000,
+};
+
+/** Headers a subscription's custom headers cannot set. */
+export const RESERVED_HEADERS = [
+  'webhook-id',
+  'webhook-timestamp',
+  'webhook-signature',
+  'webhook-event-type',
+  'content-type',
+  'content-length',
+  'transfer-encoding',
+  'host',
+  'connection',
+  'user-agent',
+];
+
+export const USER_AGENT = 'service-hub-webhooks/1';

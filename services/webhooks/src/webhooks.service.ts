@@ -1,0 +1,213 @@
+/**
+ * webhooks: turns the other services' domain events into signed deliveries to the receivers'
+ * HTTP endpoints and AMQP queues, at least once. Producers' outbox relays call `ingest`, which
+ * stores every resulting delivery before it answers; workers in every instance then claim due
+ * deliveries and attempt them on the retry schedule, logging each attempt.
+ */
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import type { BlockList } from 'node:net';
+import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
+import { configOf, DbMixin, type DbService, type DomainEvent, type HubConfig, inTransaction, type World, WorldCacheMixin } from '@hub/shared';
+import { adminActions } from './admin.actions';
+import { planDeliveries } from './addressing';
+import { AmqpChannels } from './amqp-sender';
+import { sendHttp } from './http-sender';
+import type { AttemptOutcome } from './outcome';
+import { nextDelayMs } from './schedule';
+import { DELIVERY_SETTINGS } from './settings';
+import { signatureHeader } from './signature';
+import { addressable, claimDue, type DeliveryRow, insertDeliveries, recordAttempt, statusRules, type SubscriptionRow, subscriptionsById, subscriptionsInAudience } from './store';
+import { type AccountOut, applyWebhooksWorld } from './subscriptions';
+import { allowList } from './target-safety';
+
+export interface IngestParams {
+  events: DomainEvent[];
+}
+
+export type WebhooksThis = Service &
+  DbService & {
+    config: HubConfig;
+    allowed: BlockList;
+    amqp: AmqpChannels;
+    worker: { timer?: NodeJS.Timeout; pumping?: Promise<void>; again: boolean; stopping: boolean; inFlight: Set<Promise<void>> };
+    pump(): void;
+    attempt(delivery: DeliveryRow, subscription: SubscriptionRow | undefined): Promise<void>;
+    accountsById(ctx: Context, ids: number[]): Promise<Map<number, AccountOut>>;
+  };
+
+const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
+  name: 'webhooks',
+  mixins: [DbMixin('webhooks', path.join(__dirname, 'migrations')), WorldCacheMixin],
+  settings: { rest: '' },
+
+  actions: {
+    /**
+     * Internal: where outbox relays hand their events. Every delivery is stored before the
+     * answer, so the answer is the acknowledgement; a repeated event adds nothing.
+     */
+    ingest: {
+      visibility: 'public',
+      params: {
+        events: {
+          type: 'array',
+          items: {
+            type: 'object',
+            props: {
+              id: { type: 'uuid' },
+              type: { type: 'string', min: 1, max: 64 },
+              source: { type: 'string', optional: true },
+              occurredAt: { type: 'string', min: 1 },
+              caseGuid: { type: 'uuid', optional: true, nullable: true },
+              audience: {
+                type: 'object',
+                props: {
+                  partnerId: { type: 'number', integer: true, optional: true, nullable: true },
+                  providerId: { type: 'number', integer: true, optional: true, nullable: true },
+                },
+              },
+              payload: { type: 'object' },
+            },
+          },
+        },
+      },
+      async handler(this: WebhooksThis, ctx: Context<IngestParams>) {
+        const { events } = ctx.params;
+        const partnerIds = [...new Set(events.map((event) => event.audience.partnerId).filter((id): id is number => Boolean(id)))];
+        const providerIds = [...new Set(events.map((event) => event.audience.providerId).filter((id): id is number => Boolean(id)))];
+        const subscriptions = await subscriptionsInAudience(this.db.knex, partnerIds, providerIds);
+        const rules = await statusRules(this.db.knex, [...new Set(subscriptions.map((row) => row.partner_id).filter((id): id is number => id !== null))]);
+        const targets = subscriptions.map(addressable);
+        const planned = events.flatMap((event) => planDeliveries(event, targets, (partnerId) => rules.get(partnerId) ?? { mappings: {}, blacklist: [] }));
+        const stored = await insertDeliveries(this.db.knex, planned, this.config.webhookRetryScheduleMs[0] ?? 0);
+        if (stored > 0) this.pump();
+        return { events: events.length, deliveries: stored };
+      },
+    },
+
+    /** Internal: a partner's status mapping and blacklist, for services that show statuses. */
+    statusRules: {
+      visibility: 'public',
+      cache: { keys: ['partnerId'] },
+      params: { partnerId: { type: 'number', integer: true, positive: true } },
+      async handler(this: WebhooksThis, ctx: Context<{ partnerId: number }>) {
+        const rules = await statusRules(this.db.knex, [ctx.params.partnerId]);
+        return rules.get(ctx.params.partnerId);
+      },
+    },
+
+    applyWorld: {
+      visibility: 'public',
+      params: { world: { type: 'object' } },
+      async handler(this: WebhooksThis, ctx: Context<{ world: World }>) {
+        const part = ctx.params.world.webhooks;
+        if (!part) return true;
+        // Asked before the transaction: embedded mode has one connection, which catalog needs too.
+        const accounts = await this.accountsById(ctx, [...new Set((part.subscriptions ?? []).map((subscription) => subscription.accountId))]);
+        await inTransaction(this.db.knex, (trx) => applyWebhooksWorld(trx, part, accounts));
+        this.pump();
+        return true;
+      },
+    },
+
+    ...adminActions,
+  },
+
+  methods: {
+    async accountsById(this: WebhooksThis, ctx: Context, ids: number[]): Promise<Map<number, AccountOut>> {
+      if (ids.length === 0) return new Map();
+      const accounts = await ctx.call<AccountOut[], { ids: number[] }>('catalog.accounts', { ids });
+      return new Map(accounts.map((account) => [account.id, account]));
+    },
+
+    /** Claims due deliveries while there is room and starts their attempts; one pump at a time. */
+    pump(this: WebhooksThis) {
+      const worker = this.worker;
+      if (worker.stopping) return;
+      if (worker.pumping) {
+        worker.again = true;
+        return;
+      }
+      const leaseMs = this.config.webhookAttemptTimeoutMs + DELIVERY_SETTINGS.leaseMarginMs;
+      worker.pumping = (async () => {
+        do {
+          worker.again = false;
+          while (!worker.stopping && worker.inFlight.size < DELIVERY_SETTINGS.workerConcurrency) {
+            const room = DELIVERY_SETTINGS.workerConcurrency - worker.inFlight.size;
+            const claimed = await claimDue(this.db.knex, Math.min(room, DELIVERY_SETTINGS.claimBatch), leaseMs);
+            if (claimed.length === 0) break;
+            const subscriptions = await subscriptionsById(this.db.knex, [...new Set(claimed.map((row) => row.subscription_id))]);
+            for (const delivery of claimed) {
+              const running: Promise<void> = this.attempt(delivery, subscriptions.get(delivery.subscription_id))
+                .catch((err: Error) => this.logger.warn(`Delivery ${delivery.id} attempt could not be recorded: ${err.message}`))
+                .finally(() => {
+                  worker.inFlight.delete(running);
+                  this.pump();
+                });
+              worker.inFlight.add(running);
+            }
+          }
+        } while (worker.again && !worker.stopping);
+      })()
+        .catch((err: Error) => this.logger.warn(`Claiming deliveries failed: ${err.message}`))
+        .finally(() => {
+          worker.pumping = undefined;
+        });
+    },
+
+    async attempt(this: WebhooksThis, delivery: DeliveryRow, subscription: SubscriptionRow | undefined) {
+      const startedAt = new Date();
+      const started = performance.now();
+      let outcome: AttemptOutcome;
+      if (!subscription) {
+        outcome = { ok: false, errorKind: 'connection', error: 'The subscription no longer exists' };
+      } else {
+        const body = JSON.stringify(delivery.payload);
+        const timestampSeconds = Math.floor(Date.now() / 1000);
+        const message = {
+          webhookId: delivery.webhook_id,
+          eventType: delivery.event_type,
+          timestampSeconds,
+          body,
+          signature: signatureHeader(
+            { secret: subscription.secret, previousSecret: subscription.previous_secret, previousSecretUntil: subscription.previous_secret_until },
+            delivery.webhook_id,
+            timestampSeconds,
+            body,
+          ),
+        };
+        const timeoutMs = this.config.webhookAttemptTimeoutMs;
+        outcome =
+          subscription.kind === 'http'
+            ? await sendHttp({ url: subscription.url, method: subscription.method ?? 'POST', headers: subscription.headers }, message, timeoutMs, this.allowed)
+            : await this.amqp.publish({ url: subscription.url, queue: subscription.queue ?? '' }, message, timeoutMs);
+      }
+      const latencyMs = performance.now() - started;
+      const retryInMs = outcome.ok ? undefined : nextDelayMs(this.config.webhookRetryScheduleMs, delivery.cycle_attempts + 1, outcome.retryAfterMs);
+      await recordAttempt(this.db.knex, { delivery, startedAt, latencyMs, outcome, retryInMs });
+    },
+  },
+
+  created(this: WebhooksThis) {
+    this.config = configOf(this.broker);
+    this.allowed = allowList(this.config.webhookAllowedNetworks);
+    this.amqp = new AmqpChannels(this.allowed);
+    this.worker = { again: false, stopping: false, inFlight: new Set() };
+  },
+
+  started(this: WebhooksThis) {
+    this.worker.timer = setInterval(() => this.pump(), DELIVERY_SETTINGS.pollIntervalMs);
+    this.worker.timer.unref();
+    this.pump();
+  },
+
+  async stopped(this: WebhooksThis) {
+    this.worker.stopping = true;
+    clearInterval(this.worker.timer);
+    await this.worker.pumping;
+    await Promise.all([...this.worker.inFlight]);
+    await this.amqp.closeAll();
+  },
+};
+
+export default WebhooksService;

@@ -1,0 +1,90 @@
+/** Which webhooks a domain event causes (spec 6): audiences, status mapping, blacklist and transition rules. */
+import { type AddressableSubscription, planDeliveries, type StatusRules, transitionMatches } from '../src/addressing';
+import { domainEvent, statusAdded } from './support/events';
+
+const partnerRules: StatusRules = { mappings: { in_repair: 'repairing', awaiting_parts: 'repairing' }, blacklist: ['diagnosed'] };
+const rulesOf = () => partnerRules;
+
+function subscription(extra: Partial<AddressableSubscription> = {}): AddressableSubscription {
+  return { id: 1, partnerId: 1, providerId: null, eventTypes: ['status.new', 'status.transition'], statusTransitions: [], ...extra };
+}
+
+function plan(event: ReturnType<typeof statusAdded>, sub = subscription()) {
+  return planDeliveries(event, [sub], rulesOf).map((item) => ({ type: item.eventType, key: item.payload.key, prevKey: item.payload.prevKey }));
+}
+
+describe('status.new', () => {
+  it('fires with the partner key when the key changes', () => {
+    expect(plan(statusAdded(1, 'in_repair', 'arrived'), subscription({ eventTypes: ['status.new'] }))).toEqual([{ type: 'status.new', key: 'repairing', prevKey: undefined }]);
+  });
+
+  it('does not fire when the previous and the current key are the same for the partner', () => {
+    expect(plan(statusAdded(1, 'arrived', 'arrived'), subscription({ eventTypes: ['status.new'] }))).toEqual([]);
+    expect(plan(statusAdded(1, 'awaiting_parts', 'in_repair'), subscription({ eventTypes: ['status.new'] }))).toEqual([]);
+  });
+
+  it('keeps the provider key without a mapping, and for a provider subscription', () => {
+    expect(plan(statusAdded(1, 'shipped', 'repaired'), subscription({ eventTypes: ['status.new'] }))).toEqual([{ type: 'status.new', key: 'shipped', prevKey: undefined }]);
+    const event = { ...statusAdded(1, 'in_repair', 'arrived'), audience: { providerId: 20 } };
+    expect(plan(event, subscription({ partnerId: null, providerId: 20, eventTypes: ['status.new'] }))).toEqual([{ type: 'status.new', key: 'in_repair', prevKey: undefined }]);
+  });
+
+  it('sends nothing for a blacklisted status', () => {
+    expect(plan(statusAdded(1, 'diagnosed', 'arrived'))).toEqual([]);
+    expect(plan(statusAdded(1, 'repaired', 'diagnosed'))).toEqual([
+      { type: 'status.new', key: 'repaired', prevKey: undefined },
+      { type: 'status.transition', key: 'repaired', prevKey: 'diagnosed' },
+    ]);
+  });
+});
+
+describe('status.transition', () => {
+  it('matches "new key is X"', () => {
+    expect(transitionMatches([{ to: 'final' }], 'repaired', 'final')).toBe(true);
+    expect(transitionMatches([{ to: 'final' }], 'repaired', 'shipped')).toBe(false);
+  });
+
+  it('matches "X changes to anything"', () => {
+    expect(transitionMatches([{ from: 'repaired' }], 'repaired', 'shipped')).toBe(true);
+    expect(transitionMatches([{ from: 'repaired' }], 'arrived', 'shipped')).toBe(false);
+    expect(transitionMatches([{ from: 'repaired' }], 'repaired', 'repaired')).toBe(false);
+  });
+
+  it('matches "X changes to Y"', () => {
+    expect(transitionMatches([{ from: 'repaired', to: 'shipped' }], 'repaired', 'shipped')).toBe(true);
+    expect(transitionMatches([{ from: 'repaired', to: 'shipped' }], 'repaired', 'final')).toBe(false);
+    expect(transitionMatches([{ from: 'repaired', to: 'shipped' }], 'arrived', 'shipped')).toBe(false);
+  });
+
+  it('compares mapped keys, carries the mapped prevKey and the case, and fires beside status.new', () => {
+    const event = statusAdded(1, 'repaired', 'awaiting_parts');
+    const [statusNew, transition] = planDeliveries(event, [subscription({ statusTransitions: [{ from: 'repairing', to: 'repaired' }] })], rulesOf);
+    expect(statusNew).toMatchObject({ eventType: 'status.new', webhookId: event.id, payload: { key: 'repaired' } });
+    expect(statusNew.payload).not.toHaveProperty('case');
+    expect(transition).toMatchObject({ eventType: 'status.transition', webhookId: `${event.id}_transition`, payload: { key: 'repaired', prevKey: 'repairing', case: { guid: event.caseGuid } } });
+    expect(plan(event, subscription({ statusTransitions: [{ from: 'awaiting_parts' }] }))).toEqual([{ type: 'status.new', key: 'repaired', prevKey: undefined }]);
+  });
+});
+
+describe('audiences', () => {
+  it('reaches the audience only, and only for the types a subscription names', () => {
+    const message = domainEvent('message.created', { providerId: 20 }, { id: 1 });
+    const partnerSub = subscription({ id: 1, eventTypes: ['message.created'] });
+    const providerSub = subscription({ id: 2, partnerId: null, providerId: 20, eventTypes: ['message.created'] });
+    const otherType = subscription({ id: 3, partnerId: null, providerId: 20, eventTypes: ['message.confirmed'] });
+    expect(planDeliveries(message, [partnerSub, providerSub, otherType], rulesOf).map((item) => item.subscriptionId)).toEqual([2]);
+  });
+
+  it('sends invoices to partners only', () => {
+    const invoice = domainEvent('invoice.saved', { partnerId: 1, providerId: 20 }, { id: 9 });
+    const partnerSub = subscription({ id: 1, eventTypes: ['invoice.saved'] });
+    const providerSub = subscription({ id: 2, partnerId: null, providerId: 20, eventTypes: ['invoice.saved'] });
+    expect(planDeliveries(invoice, [partnerSub, providerSub], rulesOf).map((item) => item.subscriptionId)).toEqual([1]);
+  });
+
+  it('sends the payload unchanged for other types, and nothing for events without a webhook', () => {
+    const update = domainEvent('case.updated', { partnerId: 1 }, { guid: 'g', customer: null });
+    expect(planDeliveries(update, [subscription({ eventTypes: ['case.updated'] })], rulesOf)[0].payload).toEqual({ guid: 'g', customer: null });
+    expect(planDeliveries(domainEvent('case.created', { partnerId: 1, providerId: 20 }, {}), [subscription({ eventTypes: [...['case.updated']] })], rulesOf)).toEqual([]);
+  });
+});
