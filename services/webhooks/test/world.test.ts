@@ -35,7 +35,7 @@ describe('from the world file', () => {
         { id: 50, accountId: 2, eventTypes: ['status.new', 'status.transition'], target: { kind: 'http', url: `${receiver.url}/elkjop` }, secret: SECRET, statusTransitions: [{ from: 'repairing' }] },
       ],
     });
-    expect((await hub.request('POST', '/api/admin/world', { token: DEMO_TOKENS.admin, body: { world } })).status).toBe(200);
+    expect((await hub.request('POST', '/api/admin/world', { token: DEMO_TOKENS.admin, body: { world, skipUnowned: true } })).status).toBe(200);
     const caseGuid = 'a4f0c1de-8b7e-4d2a-9c3b-1e2f3a4b5c6d';
     await ingest([statusAdded(1, 'in_repair', 'arrived', caseGuid), statusAdded(1, 'awaiting_parts', 'in_repair', caseGuid), statusAdded(1, 'repaired', 'awaiting_parts', caseGuid)]);
     await waitFor(() => receiver.received.filter((request) => request.path === '/elkjop').length === 3, 'three webhooks');
@@ -52,7 +52,7 @@ describe('from the world file', () => {
     expect(await hub.broker.call('webhooks.statusRules', { partnerId: 1 })).toEqual({ mappings: { awaiting_parts: 'repairing', in_repair: 'repairing' }, blacklist: [] });
     expect(await hub.broker.call('webhooks.statusRules', { partnerId: 2 })).toEqual({ mappings: {}, blacklist: ['diagnosed'] });
     const world = worldWith({ subscriptions: [], statusMappings: [{ partnerId: 2, providerKey: 'final', partnerKey: 'done' }], blacklists: [] });
-    expect((await hub.request('POST', '/api/admin/world', { token: DEMO_TOKENS.admin, body: { world } })).status).toBe(200);
+    expect((await hub.request('POST', '/api/admin/world', { token: DEMO_TOKENS.admin, body: { world, skipUnowned: true } })).status).toBe(200);
     expect(await hub.broker.call('webhooks.statusRules', { partnerId: 1 })).toEqual({ mappings: {}, blacklist: [] });
     expect(await hub.broker.call('webhooks.statusRules', { partnerId: 2 })).toEqual({ mappings: { final: 'done' }, blacklist: [] });
     const subscriptions = await hub.request('GET', '/api/admin/webhooks/subscriptions', { token: DEMO_TOKENS.admin });
