@@ -90,16 +90,21 @@ function modelAccepts(competence: Competence, modelNames: string[] | undefined):
   return competence.models.some((name) => wanted.has(name.trim().toLowerCase()));
 }
 
-/** Whether a competence accepts every parameter the input gives, the model aside. */
+/**
+ * Whether a competence accepts every parameter the input gives, the model aside. Spelled out
+ * field by field: this runs once per competence per decision, and named property reads are
+ * several times faster than reads keyed by a variable.
+ */
 function acceptsParams(competence: Competence, input: RouteInput): boolean {
-  for (const [param, field] of LIST_DIMENSIONS) {
-    if (!listAccepts<string | number>(competence[field], input[param])) return false;
-  }
-  if (!listAccepts(competence.serviceLocations, input.serviceLocation)) return false;
-  if (input.clientPostalCode !== undefined && competence.postalCodes !== null) {
-    return competence.postalCodes.some((range) => postalCodeInRange(input.clientPostalCode!, range));
-  }
-  return true;
+  return (
+    listAccepts(competence.originatorTypes, input.originatorType) &&
+    listAccepts(competence.bookingTypes, input.bookingType) &&
+    listAccepts(competence.serviceTypes, input.serviceType) &&
+    listAccepts(competence.manufacturers, input.manufacturer) &&
+    listAccepts(competence.productTypes, input.productType) &&
+    listAccepts(competence.serviceLocations, input.serviceLocation) &&
+    (input.clientPostalCode === undefined || competence.postalCodes === null || competence.postalCodes.some((range) => postalCodeInRange(input.clientPostalCode!, range)))
+  );
 }
 
 export function matches(competence: Competence, input: RouteInput): boolean {
@@ -149,17 +154,6 @@ function constrainedDimensions(competence: Competence): number {
 
 const isModelSpecific = (competence: Competence) => competence.models !== null && competence.models.length > 0;
 
-/** Negative when `a` is the better choice. */
-export function compareCompetences(a: Competence, b: Competence): number {
-  return (
-    Number(b.primary) - Number(a.primary) ||
-    Number(isModelSpecific(b)) - Number(isModelSpecific(a)) ||
-    constrainedDimensions(b) - constrainedDimensions(a) ||
-    b.priority - a.priority ||
-    a.id - b.id
-  );
-}
-
 function listCovers<T>(outer: T[] | null, inner: T[] | null): boolean {
   if (outer === null) return true;
   if (inner === null) return false;
@@ -179,16 +173,27 @@ export type Choice = { kind: 'chosen'; competence: Competence } | { kind: 'notEn
  * holds when, on each open parameter, the best accepts every value any other candidate accepts.
  */
 export function choose(competences: Competence[], input: RouteInput): Choice {
-  const candidates = competences.filter((competence) => matches(competence, input)).sort(compareCompetences);
-  if (candidates.length === 0) return { kind: 'none' };
+  const matching = competences.filter((competence) => matches(competence, input));
+  if (matching.length === 0) return { kind: 'none' };
+  // Ranking reads each competence's specificity once, not once per comparison.
+  const specificity = new Map(matching.map((competence) => [competence, constrainedDimensions(competence)]));
+  const candidates = matching.sort(
+    (a, b) =>
+      Number(b.primary) - Number(a.primary) ||
+      Number(isModelSpecific(b)) - Number(isModelSpecific(a)) ||
+      specificity.get(b)! - specificity.get(a)! ||
+      b.priority - a.priority ||
+      a.id - b.id,
+  );
   const [best, ...others] = candidates;
+  const open = LIST_DIMENSIONS.filter(([param]) => input[param] === undefined);
   const needed = new Set<string>();
   for (const other of others) {
-    for (const [param, field] of LIST_DIMENSIONS) {
-      if (input[param] === undefined && !listCovers<string | number>(best[field], other[field])) needed.add(param);
+    for (const [param, field] of open) {
+      if (!needed.has(param) && !listCovers<string | number>(best[field], other[field])) needed.add(param);
     }
-    if (input.clientPostalCode === undefined && !rangesCover(best.postalCodes, other.postalCodes)) needed.add('clientPostalCode');
-    if (input.serviceLocation === undefined && !listCovers(best.serviceLocations, other.serviceLocations)) needed.add('serviceLocation');
+    if (input.clientPostalCode === undefined && !needed.has('clientPostalCode') && !rangesCover(best.postalCodes, other.postalCodes)) needed.add('clientPostalCode');
+    if (input.serviceLocation === undefined && !needed.has('serviceLocation') && !listCovers(best.serviceLocations, other.serviceLocations)) needed.add('serviceLocation');
   }
   if (needed.size) return { kind: 'notEnoughData', paramsNeeded: ROUTING_PARAMS.filter((param) => needed.has(param)) };
   return { kind: 'chosen', competence: best };

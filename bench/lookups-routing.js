@@ -1,0 +1,152 @@
+/**
+ * Benchmark: a cached reference lookup through the whole gateway (token, access check, cacher)
+ * against a raw Node http server returning the same JSON, in the same run; and a routing
+ * decision on a partner with 10,000 competences, as a pure function and as the routing action.
+ *
+ * Run after `npm run build`: node bench/lookups-routing.js [seconds per HTTP run, default 10]
+ */
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const http = require('node:http');
+const autocannon = require('autocannon');
+const { loadConfig, startHub, readWorld, DEMO_WORLD_FILE } = require('../shared/dist');
+const { choose } = require('../services/routing/dist/choice');
+const { competenceOf } = require('../services/routing/dist/competences');
+
+const SECONDS = Number(process.argv[2] ?? 10);
+const CONNECTIONS = 50;
+const COMPETENCES = 10_000;
+const TOKEN = 'demo-partner-elkjop-000000000001';
+const LOOKUP = '/api/v3/manufacturers?originatorType=private&bookingType=companyToPrivate';
+
+function cannon(url, headers) {
+  return new Promise((resolve, reject) => {
+    autocannon({ url, headers, connections: CONNECTIONS, duration: SECONDS }, (err, result) => (err ? reject(err) : resolve(result)));
+  });
+}
+
+const summary = (result) => ({
+  requestsPerSecond: Math.round(result.requests.average),
+  latencyP50ms: result.latency.p50,
+  latencyP99ms: result.latency.p99,
+  non2xx: result.non2xx,
+});
+
+/** A world whose partner 1 has 10,000 rules spread over postal-code bands and manufacturers. */
+function bigWorld() {
+  const world = readWorld(DEMO_WORLD_FILE);
+  const competences = [];
+  for (let id = 1; id <= COMPETENCES; id += 1) {
+    const band = id % 1000;
+    competences.push({
+      id,
+      partnerId: 1,
+      providerId: [10, 20, 30][id % 3],
+      departmentId: [101, 201, 301][id % 3],
+      originatorTypes: ['private', 'helpdesk'],
+      bookingTypes: ['companyToPrivate'],
+      serviceTypes: [1 + (id % 3)],
+      manufacturers: [1 + (id % 6)],
+      productTypes: [1 + (id % 5)],
+      serviceLocations: [1, 2],
+      shippingMethods: [2, 3],
+      postalCodes: [{ from: String(band * 10).padStart(4, '0'), to: String(band * 10 + 9).padStart(4, '0') }],
+      priority: id % 7,
+      primary: id % 11 !== 0,
+      sesam: `S-${id}`,
+    });
+  }
+  return { ...world, competences };
+}
+
+function timeLoop(label, iterations, fn) {
+  for (let i = 0; i < Math.min(iterations, 200); i += 1) fn(i);
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < iterations; i += 1) fn(i);
+  const elapsedMs = Number(process.hrtime.bigint() - start) / 1e6;
+  return { label, iterations, perDecisionMs: +(elapsedMs / iterations).toFixed(4), decisionsPerSecond: Math.round((iterations / elapsedMs) * 1000) };
+}
+
+async function main() {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-bench-'));
+  const config = {
+    ...loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', LOAD_DEMO_WORLD: 'false', METRICS: 'false', DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '10000000' }),
+    services: ['catalog', 'routing', 'gateway'],
+  };
+  const broker = await startHub(config, { initialWorld: readWorld(DEMO_WORLD_FILE) });
+  try {
+    const port = broker.getLocalService('gateway').server.address().port;
+    const gatewayUrl = `http://127.0.0.1:${port}${LOOKUP}`;
+    const first = await fetch(gatewayUrl, { headers: { 'X-Hub-Api-Token': TOKEN } });
+    if (first.status !== 200) throw new Error(`lookup answered ${first.status}`);
+    const body = await first.text();
+
+    const raw = http.createServer((req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8' });
+      res.end(body);
+    });
+    await new Promise((resolve) => raw.listen(0, '127.0.0.1', resolve));
+    const rawUrl = `http://127.0.0.1:${raw.address().port}${LOOKUP}`;
+
+    const rawResult = summary(await cannon(rawUrl, {}));
+    const gatewayResult = summary(await cannon(gatewayUrl, { 'X-Hub-Api-Token': TOKEN }));
+    raw.close();
+
+    const world = bigWorld();
+    const loadStart = Date.now();
+    await broker.call('catalog.loadWorld', { world });
+    const loadMs = Date.now() - loadStart;
+
+    const competences = world.competences.map(competenceOf);
+    // Cases drawn from the rules themselves, so most find a rule, as real bookings do.
+    const inputs = Array.from({ length: 1000 }, (_, i) => {
+      const rule = world.competences[(i * 7919) % COMPETENCES];
+      return {
+        originatorType: 'private',
+        bookingType: 'companyToPrivate',
+        serviceType: rule.serviceTypes[0],
+        manufacturer: rule.manufacturers[0],
+        productType: rule.productTypes[0],
+        serviceLocation: 1,
+        clientPostalCode: rule.postalCodes[0].from,
+      };
+    });
+    const outcomes = { chosen: 0, notEnoughData: 0, none: 0 };
+    for (const input of inputs) outcomes[choose(competences, input).kind] += 1;
+    const pure = timeLoop('choose() on 10,000 competences', 2000, (i) => choose(competences, inputs[i % inputs.length]));
+    const underspecified = timeLoop('choose() with only manufacturer given (paramsNeeded)', 500, (i) => choose(competences, { manufacturer: 1 + (i % 6) }));
+
+    const actionIterations = 500;
+    for (let i = 0; i < 50; i += 1) await broker.call('routing.route', { partnerId: 1, ...inputs[i] }).catch(() => undefined);
+    const actionStart = process.hrtime.bigint();
+    for (let i = 0; i < actionIterations; i += 1) await broker.call('routing.route', { partnerId: 1, ...inputs[i % inputs.length] }).catch(() => undefined);
+    const actionMs = Number(process.hrtime.bigint() - actionStart) / 1e6;
+
+    const report = {
+      node: process.version,
+      cpus: `${os.cpus().length} x ${os.cpus()[0]?.model ?? 'unknown'}`,
+      loadAverageAtEnd: os.loadavg().map((value) => +value.toFixed(1)),
+      httpSecondsPerRun: SECONDS,
+      connections: CONNECTIONS,
+      lookup: { rawNodeHttp: rawResult, gatewayCached: gatewayResult, gatewayShareOfRaw: +(gatewayResult.requestsPerSecond / rawResult.requestsPerSecond).toFixed(3) },
+      routing: {
+        competences: COMPETENCES,
+        worldLoadMs: loadMs,
+        outcomesOf1000Inputs: outcomes,
+        pure,
+        underspecified,
+        action: { label: 'routing.route action (cached competences, catalog calls)', iterations: actionIterations, perDecisionMs: +(actionMs / actionIterations).toFixed(3) },
+      },
+    };
+    console.log(JSON.stringify(report, null, 2));
+  } finally {
+    await broker.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,3 @@
+import { worldCacheSuite } from './world-cache.cases';
+
+worldCacheSuite(true);
