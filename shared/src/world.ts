@@ -141,7 +141,22 @@ export interface World {
     statusMappings?: Array<{ partnerId: number; providerKey: string; partnerKey: string }>;
     blacklists?: Array<{ partnerId: number; key: string }>;
   };
-  models?: Array<Record<string, unknown>>;
+  models?: WorldModel[];
+}
+
+/** A model as `POST /api/v3/models` takes it, without `id`: the registry matches it by name. */
+export interface WorldModel {
+  manufacturer: number | string;
+  productType: number | string;
+  name: string;
+  mpn: string;
+  aliases?: string[];
+  tags?: Array<number | string>;
+  countryOfOrigin?: string | null;
+  taricSE?: string | null;
+  taricNO?: string | null;
+  value?: string | null;
+  weight?: string | null;
 }
 
 const id = { type: 'number', integer: true, positive: true };
@@ -179,6 +194,22 @@ const named = (extra: Record<string, unknown> = {}) => ({
   },
 });
 const postalCode = { type: 'string', min: 3, max: 10 };
+
+/** The fields of one model entry; the models service checks its POST body with the same rules. */
+export const MODEL_ENTRY_RULES = {
+  manufacturer: { type: 'multi', rules: [{ type: 'number', integer: true, positive: true }, { type: 'string', min: 1, max: 255, trim: true }] },
+  productType: { type: 'multi', rules: [{ type: 'number', integer: true, positive: true }, { type: 'string', min: 1, max: 255, trim: true }] },
+  name: { type: 'string', min: 1, max: 255, trim: true },
+  mpn: { type: 'string', min: 1, max: 255, trim: true },
+  aliases: { type: 'array', optional: true, max: 100, items: { type: 'string', min: 1, max: 255, trim: true } },
+  tags: { type: 'array', optional: true, max: 100, items: { type: 'multi', rules: [{ type: 'number' }, { type: 'string', max: 255 }] } },
+  countryOfOrigin: { type: 'string', max: 255, optional: true, nullable: true },
+  taricSE: { type: 'string', max: 64, optional: true, nullable: true },
+  taricNO: { type: 'string', max: 64, optional: true, nullable: true },
+  // `#.##`: EUR and kg with at most two decimals, sent as strings so no float rounding creeps in.
+  value: { type: 'string', pattern: /^\d{1,10}(\.\d{1,2})?$/, optional: true, nullable: true },
+  weight: { type: 'string', pattern: /^\d{1,10}(\.\d{1,2})?$/, optional: true, nullable: true },
+};
 const timeWindow = { type: 'string', pattern: /^\d{2}:\d{2}-\d{2}:\d{2}$/, optional: true };
 const weekdays = { type: 'array', items: { type: 'number', integer: true, min: 1, max: 7 }, optional: true };
 
@@ -359,7 +390,7 @@ const worldSchema = {
       },
     },
   },
-  models: { type: 'array', optional: true, items: { type: 'object' } },
+  models: { type: 'array', optional: true, items: { type: 'object', strict: true, props: MODEL_ENTRY_RULES } },
 };
 
 const checkShape = validator.compile(worldSchema);

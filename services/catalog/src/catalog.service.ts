@@ -30,7 +30,7 @@ import {
   listAccounts,
 } from './directory';
 import { lookupActions } from './lookups.actions';
-import { applyReference } from './reference';
+import { applyReference, findNamed, manufacturerOut, productTypeOut, type NamedRecord } from './reference';
 import { newToken } from './tokens';
 
 export interface IdParams {
@@ -53,7 +53,11 @@ export interface CreateAccountParams {
  */
 const WORLD_ORDER = ['catalog', 'routing', 'models'];
 
-type CatalogThis = Service & DbService & { worldOwners(): string[] };
+type CatalogThis = Service &
+  DbService & {
+    worldOwners(): string[];
+    modelReferenceRecords(withManufacturers: boolean, withProductTypes: boolean): Promise<{ manufacturers: NamedRecord[]; productTypes: NamedRecord[] }>;
+  };
 
 const CatalogService: ServiceSchema<ServiceSettingSchema, CatalogThis> = {
   name: 'catalog',
@@ -224,6 +228,32 @@ const CatalogService: ServiceSchema<ServiceSettingSchema, CatalogThis> = {
       },
     },
 
+    /**
+     * Internal, for the model registry: manufacturers and product types by id, name or alias, a
+     * whole request's worth in one call. Answers each list in the order asked, null where unknown.
+     */
+    modelReferences: {
+      visibility: 'public',
+      cache: { keys: ['manufacturers', 'productTypes'] },
+      params: {
+        manufacturers: { type: 'array', items: { type: 'multi', rules: ['number', 'string'] }, default: [] },
+        productTypes: { type: 'array', items: { type: 'multi', rules: ['number', 'string'] }, default: [] },
+      },
+      async handler(this: CatalogThis, ctx: Context<{ manufacturers: Array<number | string>; productTypes: Array<number | string> }>) {
+        const { manufacturers, productTypes } = await this.modelReferenceRecords(ctx.params.manufacturers.length > 0, ctx.params.productTypes.length > 0);
+        return {
+          manufacturers: ctx.params.manufacturers.map((key) => {
+            const record = findNamed(manufacturers, key);
+            return record && manufacturerOut(record);
+          }),
+          productTypes: ctx.params.productTypes.map((key) => {
+            const record = findNamed(productTypes, key);
+            return record && productTypeOut(record);
+          }),
+        };
+      },
+    },
+
     /** Whether any world was ever loaded; embedded mode loads the demo world when not. */
     hasWorld: {
       visibility: 'public',
@@ -235,6 +265,19 @@ const CatalogService: ServiceSchema<ServiceSettingSchema, CatalogThis> = {
   },
 
   methods: {
+    /** The manufacturers and product types tables, each read only when asked for (for modelReferences). */
+    async modelReferenceRecords(this: CatalogThis, withManufacturers: boolean, withProductTypes: boolean) {
+      const read = async (table: string, wanted: boolean): Promise<NamedRecord[]> => {
+        if (!wanted) return [];
+        const rows = await this.db.knex(table).select('id', 'name', 'aliases', 'properties', 'external_data');
+        return rows.map((row) => ({ id: row.id, name: row.name, aliases: row.aliases, properties: row.properties, externalData: row.external_data ?? null }));
+      };
+      return {
+        manufacturers: await read('catalog.manufacturers', withManufacturers),
+        productTypes: await read('catalog.product_types', withProductTypes),
+      };
+    },
+
     /** Every service in the cluster that loads part of a world, in a stable order. */
     worldOwners(this: CatalogThis): string[] {
       const actions = this.broker.registry.getActionList({ onlyAvailable: true, skipInternal: true }) as Array<{ name: string }>;

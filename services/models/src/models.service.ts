@@ -1,0 +1,211 @@
+/**
+ * models: the model registry (spec 4.3). Search by manufacturer, product type, a non-strict model
+ * text or a strict mpn, and a bulk upsert that writes a whole batch or nothing. Manufacturers and
+ * product types are the catalog's; the registry keeps their ids and asks the catalog for the rest.
+ */
+import path from 'node:path';
+import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
+import {
+  ACCESS,
+  DbMixin,
+  type DbService,
+  FIELD_MESSAGES,
+  type FieldDetails,
+  FieldsValidationError,
+  MODEL_ENTRY_RULES,
+  PG_ERRORS,
+  inTransaction,
+  type World,
+} from '@hub/shared';
+import { References } from './references';
+import { resolveName, rowsTouchedBy, searchModels, writeBatch } from './registry';
+import { type ModelRow, type ModelWrite, SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX, UPSERT_BATCH_MAX, MESSAGES, planBatch } from './rules';
+
+type Reference = number | string;
+
+export interface SearchParams {
+  manufacturer?: Reference;
+  productType?: Reference;
+  model?: string;
+  mpn?: string;
+  limit: number;
+}
+
+export interface ModelIn extends Omit<ModelWrite, 'manufacturerId' | 'productTypeId'> {
+  manufacturer: Reference;
+  productType: Reference;
+}
+
+export interface UpsertParams {
+  items: ModelIn[];
+}
+
+type ModelsThis = Service &
+  DbService & {
+    upsert(ctx: Context, entries: ModelIn[]): Promise<ReturnType<typeof modelOut>[]>;
+  };
+
+const reference = { type: 'multi', optional: true, rules: MODEL_ENTRY_RULES.manufacturer.rules };
+const searchText = { type: 'string', max: 255, optional: true };
+
+function modelOut(row: ModelRow, references: References) {
+  return {
+    id: row.id,
+    name: row.name,
+    aliases: row.aliases,
+    mpn: row.mpn,
+    manufacturer: references.manufacturer(row.manufacturerId),
+    manufacturerId: row.manufacturerId,
+    productType: references.productType(row.productTypeId),
+    productTypeId: row.productTypeId,
+    tags: row.tags,
+    countryOfOrigin: row.countryOfOrigin,
+    value: row.value,
+    weight: row.weight,
+    taricSE: row.taricSE,
+    taricNO: row.taricNO,
+    createdAt: new Date(row.createdAt).toISOString(),
+    updatedAt: new Date(row.updatedAt).toISOString(),
+  };
+}
+
+/** Which entry and field a unique violation from a concurrent writer belongs to. */
+function uniqueViolationDetails(err: { constraint?: string; detail?: string }, entries: ModelWrite[]): FieldDetails | null {
+  const field = err.constraint === 'models_name_manufacturer' ? 'name' : err.constraint === 'models_mpn_manufacturer' ? 'mpn' : null;
+  if (!field) return null;
+  const key = /\)=\((.*), (\d+)\)/.exec(err.detail ?? '');
+  const index = key ? entries.findIndex((entry) => entry[field].toLowerCase() === key[1] && entry.manufacturerId === Number(key[2])) : -1;
+  return { [`items[${Math.max(index, 0)}].${field}`]: [field === 'name' ? MESSAGES.nameTaken : MESSAGES.mpnTaken] };
+}
+
+const ModelsService: ServiceSchema<ServiceSettingSchema, ModelsThis> = {
+  name: 'models',
+  mixins: [DbMixin('models', path.join(__dirname, 'migrations'))],
+  settings: { rest: '' },
+  dependencies: ['catalog'],
+
+  actions: {
+    search: {
+      rest: 'GET /v3/models',
+      access: ACCESS.ANY,
+      params: {
+        manufacturer: reference,
+        productType: reference,
+        model: searchText,
+        mpn: searchText,
+        limit: { type: 'number', integer: true, min: 1, max: SEARCH_LIMIT_MAX, default: SEARCH_LIMIT_DEFAULT },
+      },
+      async handler(this: ModelsThis, ctx: Context<SearchParams>) {
+        const { manufacturer, productType, limit } = ctx.params;
+        const model = ctx.params.model?.trim() || undefined;
+        const mpn = ctx.params.mpn?.trim() || undefined;
+        if (manufacturer === undefined && productType === undefined && model === undefined && mpn === undefined) return [];
+
+        const filters = await References.load(ctx, {
+          manufacturers: manufacturer === undefined ? [] : [manufacturer],
+          productTypes: productType === undefined ? [] : [productType],
+        });
+        const details: FieldDetails = {};
+        const manufacturerRecord = manufacturer === undefined ? undefined : filters.manufacturer(manufacturer);
+        const productTypeRecord = productType === undefined ? undefined : filters.productType(productType);
+        if (manufacturerRecord === null) details.manufacturer = [FIELD_MESSAGES.notAnOption];
+        if (productTypeRecord === null) details.productType = [FIELD_MESSAGES.notAnOption];
+        if (Object.keys(details).length) throw new FieldsValidationError(details);
+
+        const rows = await searchModels(this.db.knex, { manufacturerId: manufacturerRecord?.id, productTypeId: productTypeRecord?.id, model, mpn, limit });
+        // The filter's records are known already; ask the catalog only for the others.
+        const missing = (ids: number[], known?: { id: number } | null) => [...new Set(ids)].filter((id) => id !== known?.id);
+        const references =
+          manufacturerRecord && productTypeRecord
+            ? filters
+            : (
+                await References.load(ctx, {
+                  manufacturers: missing(rows.map((row) => row.manufacturerId), manufacturerRecord),
+                  productTypes: missing(rows.map((row) => row.productTypeId), productTypeRecord),
+                })
+              ).adopt(filters);
+        return rows.map((row) => modelOut(row, references));
+      },
+    },
+
+    upsert: {
+      rest: 'POST /v3/models',
+      access: ACCESS.ANY,
+      params: {
+        items: {
+          type: 'array',
+          max: UPSERT_BATCH_MAX,
+          items: { type: 'object', props: { id: { type: 'number', integer: true, positive: true, optional: true }, ...MODEL_ENTRY_RULES } },
+        },
+      },
+      handler(this: ModelsThis, ctx: Context<UpsertParams>) {
+        return this.upsert(ctx, ctx.params.items);
+      },
+    },
+
+    /** Internal: the model a name, mpn or alias names exactly, for routing's `model` parameter. */
+    resolveName: {
+      visibility: 'public',
+      params: { name: { type: 'string', max: 255 } },
+      handler(this: ModelsThis, ctx: Context<{ name: string }>) {
+        return resolveName(this.db.knex, ctx.params.name);
+      },
+    },
+
+    /** Internal: upserts the world's `models` (matched by name, so a second load changes nothing). */
+    applyWorld: {
+      visibility: 'public',
+      worldKeys: ['models'],
+      params: { world: { type: 'object' } },
+      async handler(this: ModelsThis, ctx: Context<{ world: World }>) {
+        const models = (ctx.params.world.models ?? []) as ModelIn[];
+        for (let start = 0; start < models.length; start += UPSERT_BATCH_MAX) {
+          await this.upsert(ctx, models.slice(start, start + UPSERT_BATCH_MAX));
+        }
+        return true;
+      },
+    },
+  },
+
+  methods: {
+    /**
+     * Resolves the batch's manufacturers and product types (one catalog call, before the
+     * transaction: embedded mode's single connection must not wait inside it), then checks and
+     * writes the whole batch in one transaction.
+     */
+    async upsert(this: ModelsThis, ctx: Context, entries: ModelIn[]) {
+      if (!entries.length) return [];
+      const references = await References.load(ctx, {
+        manufacturers: entries.map((entry) => entry.manufacturer),
+        productTypes: entries.map((entry) => entry.productType),
+      });
+      const details: FieldDetails = {};
+      const writes: ModelWrite[] = entries.map((entry, index) => {
+        const { manufacturer: manufacturerKey, productType: productTypeKey, ...fields } = entry;
+        const manufacturer = references.manufacturer(manufacturerKey);
+        const productType = references.productType(productTypeKey);
+        if (!manufacturer) details[`items[${index}].manufacturer`] = [FIELD_MESSAGES.notAnOption];
+        if (!productType) details[`items[${index}].productType`] = [FIELD_MESSAGES.notAnOption];
+        return { ...fields, manufacturerId: manufacturer?.id ?? 0, productTypeId: productType?.id ?? 0 };
+      });
+      if (Object.keys(details).length) throw new FieldsValidationError(details);
+
+      try {
+        const rows = await inTransaction(this.db.knex, async (trx) => {
+          const plan = planBatch(writes, await rowsTouchedBy(trx, writes));
+          if (Object.keys(plan.details).length) throw new FieldsValidationError(plan.details);
+          return writeBatch(trx, plan.writes);
+        });
+        return rows.map((row) => modelOut(row, references));
+      } catch (err) {
+        if ((err as { code?: string }).code === PG_ERRORS.UNIQUE_VIOLATION) {
+          const violation = uniqueViolationDetails(err as { constraint?: string; detail?: string }, writes);
+          if (violation) throw new FieldsValidationError(violation);
+        }
+        throw err;
+      }
+    },
+  },
+};
+
+export default ModelsService;

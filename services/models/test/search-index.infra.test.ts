@@ -1,0 +1,3 @@
+import { searchIndexSuite } from './search-index';
+
+describe('registry indexes on the Postgres server', () => searchIndexSuite(true));

@@ -1,0 +1,3 @@
+import { searchIndexSuite } from './search-index';
+
+describe('registry indexes on PGlite', () => searchIndexSuite(false));

@@ -1,0 +1,68 @@
+/**
+ * One suite, run on PGlite and on the Postgres server: with the registry full enough that a scan
+ * would cost, the planner answers the non-strict search and name resolution from the indexes.
+ */
+import type { Knex } from 'knex';
+import { databaseOf } from '@hub/shared';
+import { searchSql } from '../src/registry';
+import { DEMO_TOKENS, startTestHub, type TestHub } from '../../../test/support/hub';
+
+const ROWS = 30_000;
+
+async function plan(knex: Knex, sql: string, bindings: unknown[]): Promise<string> {
+  const result = await knex.raw(`explain ${sql}`, bindings as Knex.RawBinding[]);
+  return (result.rows as Array<{ 'QUERY PLAN': string }>).map((row) => row['QUERY PLAN']).join('\n');
+}
+
+export function searchIndexSuite(infra: boolean): void {
+  let hub: TestHub;
+  let knex: Knex;
+
+  beforeAll(async () => {
+    hub = await startTestHub({ services: ['catalog', 'models', 'gateway'], infra, env: { RATE_LIMIT_PER_MINUTE: '100000' } });
+    knex = (await databaseOf(hub.broker)).knex;
+    await knex.raw(
+      `insert into models.models (name, mpn, manufacturer_id, product_type_id, aliases, search_text)
+       select name, mpn, 1 + n % 6, 1 + n % 5, array[alias], lower(name || ' ' || mpn || ' ' || alias)
+       from (select n, initcap(substr(md5(n::text), 1, 8)) || ' ' || n as name, upper(substr(md5('mpn' || n), 1, 10)) as mpn,
+                    'alias ' || substr(md5('alias' || n), 1, 6) as alias
+             from generate_series(1, ?) as n) as generated`,
+      [ROWS],
+    );
+    await knex.raw('analyze models.models');
+  });
+  afterAll(() => hub.stop());
+
+  it('answers a non-strict search from the trigram index', async () => {
+    const { mpn } = (await knex.raw(`select mpn from models.models where name like '% 12345'`)).rows[0];
+    const { sql, bindings } = searchSql({ model: mpn.slice(1, 8), limit: 10 });
+    expect(await plan(knex, sql, bindings)).toContain('models_search_trgm');
+    const res = await hub.request('GET', `/api/v3/models?model=${mpn.slice(1, 8).toLowerCase()}`, { token: DEMO_TOKENS.elkjop });
+    expect(res.status).toBe(200);
+    expect(res.body.map((model: { mpn: string }) => model.mpn)).toContain(mpn);
+  });
+
+  it('answers a search within a manufacturer from an index too', async () => {
+    const { sql, bindings } = searchSql({ manufacturerId: 2, model: '7771', limit: 10 });
+    expect(await plan(knex, sql, bindings)).toMatch(/Index|Bitmap/);
+    expect(await plan(knex, sql, bindings)).not.toContain('Seq Scan');
+  });
+
+  it('answers a strict mpn search without a scan', async () => {
+    const { sql, bindings } = searchSql({ mpn: 'blk-99', limit: 10 });
+    expect(await plan(knex, sql, bindings)).toContain('models_mpn_manufacturer');
+  });
+
+  it('resolves a name without a scan', async () => {
+    const { name, alias } = (await knex.raw(`select name, aliases[1] as alias from models.models where name like '% 5'`)).rows[0];
+    const result = await knex.raw(`explain select id from models.models where lower(name) = ? or lower(mpn) = ? or (search_text like ? and exists (select 1 from unnest(aliases) alias where lower(alias) = ?))`, [
+      alias,
+      alias,
+      `%${alias}%`,
+      alias,
+    ]);
+    const text = (result.rows as Array<{ 'QUERY PLAN': string }>).map((row) => row['QUERY PLAN']).join('\n');
+    expect(text).not.toContain('Seq Scan');
+    expect(await hub.broker.call('models.resolveName', { name: alias.toUpperCase() })).toMatchObject({ name });
+  });
+}
