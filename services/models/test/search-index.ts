@@ -1,6 +1,7 @@
 /**
  * One suite, run on PGlite and on the Postgres server: with the registry full enough that a scan
- * would cost, the planner answers the non-strict search and name resolution from the indexes.
+ * would cost, the planner answers the non-strict search and name resolution from the indexes;
+ * and concurrent batches cannot break a uniqueness rule.
  */
 import type { Knex } from 'knex';
 import { databaseOf } from '@hub/shared';
@@ -64,5 +65,17 @@ export function searchIndexSuite(infra: boolean): void {
     const text = (result.rows as Array<{ 'QUERY PLAN': string }>).map((row) => row['QUERY PLAN']).join('\n');
     expect(text).not.toContain('Seq Scan');
     expect(await hub.broker.call('models.resolveName', { name: alias.toUpperCase() })).toMatchObject({ name });
+  });
+
+  it('lets one of several concurrent batches take an mpn and names the field for the others', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        hub.request('POST', '/api/v3/models', { token: DEMO_TOKENS.elkjop, body: [{ manufacturer: 6, productType: 3, name: `Race ${i}`, mpn: 'RACE-MPN' }] }),
+      ),
+    );
+    expect(results.map((res) => res.status).sort()).toEqual([200, 400, 400, 400, 400, 400]);
+    for (const res of results.filter((result) => result.status === 400)) {
+      expect(res.body).toEqual({ error: { message: 'Fields validation failed', details: { '[0].mpn': ['A model with this mpn already exists for this manufacturer'] } } });
+    }
   });
 }
