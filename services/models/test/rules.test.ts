@@ -1,0 +1,68 @@
+/** The registry's pure rules: search words, reference keys and how a batch is planned. */
+import { MESSAGES, type ModelRow, planBatch, referenceKey, searchTextOf, searchWords } from '../src/rules';
+
+const stored = (fields: Partial<ModelRow>): ModelRow => ({
+  id: 1,
+  name: 'Bravia X90',
+  mpn: 'KD-55X90',
+  manufacturerId: 6,
+  productTypeId: 3,
+  aliases: [],
+  tags: [],
+  countryOfOrigin: null,
+  taricSE: null,
+  taricNO: null,
+  value: null,
+  weight: null,
+  createdAt: new Date(0),
+  updatedAt: new Date(0),
+  ...fields,
+});
+
+describe('search words', () => {
+  it('lower-cases, splits on whitespace, drops repeats and escapes LIKE wildcards', () => {
+    expect(searchWords('  Galaxy  S24 galaxy ')).toEqual(['galaxy', 's24']);
+    expect(searchWords('100% a_b c\\d')).toEqual(['100\\%', 'a\\_b', 'c\\\\d']);
+    expect(searchWords('   ')).toEqual([]);
+  });
+
+  it('covers name, mpn and aliases in one lower-cased text', () => {
+    expect(searchTextOf('Galaxy S24', 'SM-S921B', ['S24', 'Galaxy24'])).toBe('galaxy s24 sm-s921b s24 galaxy24');
+  });
+});
+
+describe('reference keys', () => {
+  it('reads digits as an id and anything else as a name', () => {
+    expect(referenceKey(' 12 ')).toBe(12);
+    expect(referenceKey(5)).toBe(5);
+    expect(referenceKey(' Sony ')).toBe('Sony');
+    expect(referenceKey('12a')).toBe('12a');
+  });
+});
+
+describe('planning a batch', () => {
+  it('updates the model matched by name, keeps what an entry leaves out, and skips an entry that changes nothing', () => {
+    const row = stored({ countryOfOrigin: 'Japan', value: '10.00' });
+    const changed = planBatch([{ name: 'BRAVIA x90', mpn: 'KD-55X90', manufacturerId: 6, productTypeId: 3, value: '12.00' }], [row]);
+    expect(changed).toEqual({ details: {}, writes: [{ kind: 'update', index: 0, id: 1, values: expect.objectContaining({ name: 'BRAVIA x90', countryOfOrigin: 'Japan', value: '12.00' }) }] });
+    const same = planBatch([{ name: 'Bravia X90', mpn: 'KD-55X90', manufacturerId: 6, productTypeId: 3 }], [row]);
+    expect(same.writes).toEqual([{ kind: 'unchanged', index: 0, id: 1 }]);
+  });
+
+  it('creates a model of a new name, or of a known name under another manufacturer', () => {
+    const plan = planBatch([{ name: 'Bravia X90', mpn: 'OTHER', manufacturerId: 2, productTypeId: 3 }], [stored({})]);
+    expect(plan.details).toEqual({});
+    expect(plan.writes[0].kind).toBe('create');
+  });
+
+  it('names the entry and field that breaks a uniqueness rule', () => {
+    const plan = planBatch(
+      [
+        { name: 'New one', mpn: 'kd-55x90', manufacturerId: 6, productTypeId: 3 },
+        { id: 9, name: 'Ghost', mpn: 'G', manufacturerId: 6, productTypeId: 3 },
+      ],
+      [stored({})],
+    );
+    expect(plan.details).toEqual({ 'items[0].mpn': [MESSAGES.mpnTaken], 'items[1].id': [MESSAGES.unknown] });
+  });
+});
