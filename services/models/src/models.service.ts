@@ -155,7 +155,6 @@ const ModelsService: ServiceSchema<ServiceSettingSchema, ModelsThis> = {
     /** Internal: upserts the world's `models` (matched by name, so a second load changes nothing). */
     applyWorld: {
       visibility: 'public',
-      worldKeys: ['models'],
       params: { world: { type: 'object' } },
       async handler(this: ModelsThis, ctx: Context<{ world: World }>) {
         const models = (ctx.params.world.models ?? []) as ModelIn[];
