@@ -1,5 +1,5 @@
 /**
- * Distributed mode for real: the gateway and the catalog each in their own OS process, talking
+ * Distributed mode for real: the gateway, the catalog and routing each in their own OS process, talking
  * over NATS, on a fresh database on the Postgres server, with the Redis cacher and rate limiter.
  * The world is loaded with the CLI from a third process.
  */
@@ -16,6 +16,7 @@ let database: { url: string; drop(): Promise<void> };
 let env: Record<string, string>;
 let gateway: HubProcess;
 let catalog: HubProcess;
+let routing: HubProcess;
 let baseUrl: string;
 
 function freePort(): Promise<number> {
@@ -41,13 +42,15 @@ beforeAll(async () => {
     RATE_LIMIT_PER_MINUTE: '40',
   };
   catalog = spawnHub(['start'], { ...env, SERVICES: 'catalog', NODE_ID: 'catalog-1' });
+  routing = spawnHub(['start'], { ...env, SERVICES: 'routing', NODE_ID: 'routing-1' });
   gateway = spawnHub(['start'], { ...env, SERVICES: 'gateway', NODE_ID: 'gateway-1' });
-  // Only the catalog runs here, so the world holds only the directory it loads.
+  // Only the catalog and routing run here, so the world holds only the parts they load.
   const demo = readWorld(DEMO_WORLD_FILE);
   const directory = {
-    partners: demo.partners,
+    ...demo,
     providers: demo.providers!.map(({ statusKeys: _statusKeys, invoiceStatuses: _invoiceStatuses, ...provider }) => provider),
-    accounts: demo.accounts,
+    webhooks: undefined,
+    models: undefined,
   };
   const worldFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'hub-world-')), 'directory.json');
   fs.writeFileSync(worldFile, JSON.stringify(directory));
@@ -66,6 +69,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await gateway?.stop();
   await catalog?.stop();
+  await routing?.stop();
   await database?.drop();
 });
 
@@ -77,6 +81,12 @@ it('serves a call through the gateway process from the catalog process, with acc
   expect(forbidden.status).toBe(403);
   const allowed = await httpRequest(baseUrl, 'GET', '/api/admin/accounts', { token: DEMO_TOKENS.admin });
   expect(allowed.status).toBe(200);
+});
+
+it('routes a case across three processes: gateway, routing and the catalog it asks', async () => {
+  const res = await httpRequest(baseUrl, 'GET', '/api/v3/routing?originatorType=private&bookingType=companyToPrivate&serviceType=2&manufacturer=Apple&productType=1&serviceLocation=1&clientPostalCode=0150', { token: DEMO_TOKENS.elkjop });
+  expect(res.status).toBe(200);
+  expect(res.body).toMatchObject({ servicePartner: { id: 1 }, serviceProvider: { id: 10, name: 'Nordic Repair Center' } });
 });
 
 it('reports ready with the transporter connected', async () => {
