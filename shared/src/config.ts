@@ -4,6 +4,7 @@
  * Every setting has a documented default that makes `npm start` work on a machine with nothing
  * but Node (embedded mode). A malformed value stops start-up with a message naming the variable.
  */
+import path from 'node:path';
 
 export const ALL_SERVICES = [
   'catalog',
@@ -64,6 +65,16 @@ export interface HubConfig {
    * mode allows loopback so a receiver on the same machine works; distributed mode allows none.
    */
   webhookAllowedNetworks: string[];
+  /** Where uploaded case files are kept; every booking instance must see the same directory. */
+  filesDir: string;
+  /** Largest single case file, decoded, in bytes. */
+  fileMaxBytes: number;
+  /** Largest body of an action that takes uploads (`largeBody`), in bytes. */
+  uploadBodyLimitBytes: number;
+  /** SMTP server for case emails (smtp:// or smtps://); absent means emails are disabled. */
+  smtpUrl?: string;
+  /** The From address of case emails. */
+  mailFrom: string;
 }
 
 export class ConfigError extends Error {
@@ -175,6 +186,7 @@ export function loadConfig(env: Env = process.env): HubConfig {
   const transporter = url(env, 'TRANSPORTER', ['nats:']);
   const cacher = env.CACHER && env.CACHER !== 'memory' ? url(env, 'CACHER', ['redis:', 'rediss:'])! : 'memory';
   const mode = databaseUrl || transporter ? 'distributed' : 'embedded';
+  const dataDir = env.DATA_DIR || 'data';
   return {
     mode,
     namespace: env.NAMESPACE || 'service-hub',
@@ -183,7 +195,7 @@ export function loadConfig(env: Env = process.env): HubConfig {
     host: env.HOST || '0.0.0.0',
     port: integer(env, 'PORT', 3000, 0, 65535),
     databaseUrl,
-    dataDir: env.DATA_DIR || 'data',
+    dataDir,
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 500),
     transporter,
     cacher,
@@ -199,5 +211,10 @@ export function loadConfig(env: Env = process.env): HubConfig {
     webhookRetryScheduleMs: durations(env, 'WEBHOOK_RETRY_SCHEDULE', DEFAULT_WEBHOOK_RETRY_SCHEDULE),
     webhookAttemptTimeoutMs: integer(env, 'WEBHOOK_ATTEMPT_TIMEOUT_MS', 15_000, 10, 600_000),
     webhookAllowedNetworks: networks(env, 'WEBHOOK_ALLOWED_NETWORKS', mode === 'embedded' ? ['127.0.0.0/8', '::1/128'] : []),
+    filesDir: env.FILES_DIR || path.join(dataDir, 'files'),
+    fileMaxBytes: bytes(env, 'FILE_MAX_SIZE', 10 * 1024 * 1024),
+    uploadBodyLimitBytes: bytes(env, 'UPLOAD_BODY_LIMIT', 32 * 1024 * 1024),
+    smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    mailFrom: env.MAIL_FROM || 'Service hub <no-reply@service-hub.invalid>',
   };
 }

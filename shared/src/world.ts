@@ -142,6 +142,7 @@ export interface World {
     blacklists?: Array<{ partnerId: number; key: string }>;
   };
   models?: WorldModel[];
+  tags?: Array<{ id: number; name: string }>;
 }
 
 /** A model as `POST /api/v3/models` takes it, without `id`: the registry matches it by name. */
@@ -391,6 +392,7 @@ const worldSchema = {
     },
   },
   models: { type: 'array', optional: true, items: { type: 'object', strict: true, props: MODEL_ENTRY_RULES } },
+  tags: { type: 'array', optional: true, items: { type: 'object', strict: true, props: { id, name: text(255) } } },
 };
 
 const checkShape = validator.compile(worldSchema);
@@ -454,6 +456,7 @@ export function validateWorld(input: unknown): WorldError[] {
   duplicateIds(errors, world.competences, 'competences');
   const accounts = duplicateIds(errors, world.accounts, 'accounts');
   duplicateIds(errors, world.webhooks?.subscriptions, 'webhooks.subscriptions');
+  duplicateIds(errors, world.tags, 'tags');
 
   world.accessories?.forEach((accessory, i) => references(errors, `accessories[${i}].productTypes`, accessory.productTypes, productTypes, 'product type'));
   world.competences?.forEach((competence, i) => {
@@ -524,6 +527,7 @@ export const WORLD_PART_OWNERS: Record<string, string> = {
   models: 'models',
   webhooks: 'webhooks',
   'providers.statusKeys': 'booking',
+  tags: 'booking',
   'providers.invoiceStatuses': 'invoicing',
 };
 

@@ -10,6 +10,14 @@ describe('loadConfig', () => {
     expect(config.loadDemoWorld).toBe(true);
   });
 
+  it('keeps case files under the data directory and leaves email off unless SMTP_URL is set', () => {
+    expect(loadConfig({}).filesDir).toBe('data/files');
+    expect(loadConfig({ DATA_DIR: '/srv/hub' }).filesDir).toBe('/srv/hub/files');
+    expect(loadConfig({ DATA_DIR: '/srv/hub', FILES_DIR: '/mnt/files' }).filesDir).toBe('/mnt/files');
+    expect(loadConfig({}).smtpUrl).toBeUndefined();
+    expect(loadConfig({ SMTP_URL: 'smtp://mail:25', FILE_MAX_SIZE: '2mb' })).toMatchObject({ smtpUrl: 'smtp://mail:25', fileMaxBytes: 2 * 1024 * 1024 });
+  });
+
   it('switches to distributed mode with a database or a transporter', () => {
     const config = loadConfig({ DATABASE_URL: 'postgres://db/hub', TRANSPORTER: 'nats://nats:4222', CACHER: 'redis://redis:6379', SERVICES: 'booking,gateway' });
     expect(config.mode).toBe('distributed');
@@ -27,6 +35,8 @@ describe('loadConfig', () => {
     [{ METRICS: 'maybe' }, /METRICS must be true or false/],
     [{ BODY_LIMIT: 'big' }, /BODY_LIMIT must be a size/],
     [{ TRACING: 'jaeger' }, /TRACING must be/],
+    [{ SMTP_URL: 'http://mail' }, /SMTP_URL must use smtp: or smtps:/],
+    [{ FILE_MAX_SIZE: 'ten' }, /FILE_MAX_SIZE must be a size/],
   ])('refuses %p', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);

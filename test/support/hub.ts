@@ -4,6 +4,8 @@
  * database on the Postgres server and their own NATS namespace and Redis prefix.
  */
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { ServiceBroker } from 'moleculer';
@@ -75,12 +77,14 @@ export async function createServerDatabase(): Promise<{ url: string; drop(): Pro
 
 export async function startTestHub(options: TestHubOptions): Promise<TestHub> {
   const server = options.infra ? await createServerDatabase() : undefined;
+  const filesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-files-'));
   const env: Record<string, string> = {
     PORT: '0',
     HOST: '127.0.0.1',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error',
     LOAD_DEMO_WORLD: 'false',
     METRICS: 'false',
+    FILES_DIR: filesDir,
     ...(server ? { DATABASE_URL: server.url, TRANSPORTER: INFRA.nats, CACHER: INFRA.redis, NAMESPACE: `test-${randomBytes(4).toString('hex')}` } : {}),
     ...options.env,
   };
@@ -102,6 +106,7 @@ export async function startTestHub(options: TestHubOptions): Promise<TestHub> {
     stop: async () => {
       await broker.stop();
       await server?.drop();
+      fs.rmSync(filesDir, { recursive: true, force: true });
     },
   };
 }

@@ -7,6 +7,9 @@ import type { Context, ServiceSchema, ServiceSettingSchema } from 'moleculer';
 import { DbMixin, inTransaction, OutboxMixin, type World, WorldCacheMixin } from '@hub/shared';
 import { caseActions, replayIdempotent } from './cases.actions';
 import { requestActions } from './requests.actions';
+import { caseReadActions } from './case-read.actions';
+import { statusActions } from './statuses.actions';
+import { applyTags } from './tags';
 import type { BookingThis } from './booking.types';
 
 const BookingService: ServiceSchema<ServiceSettingSchema, BookingThis> = {
@@ -17,9 +20,11 @@ const BookingService: ServiceSchema<ServiceSettingSchema, BookingThis> = {
   actions: {
     ...caseActions,
     ...requestActions,
+    ...caseReadActions,
+    ...statusActions,
 
     /**
-     * The providers' status keys. A provider in the world gets exactly its listed keys, in
+     * The providers' status keys and the case tags. A provider in the world gets exactly its listed keys, in
      * order; the first is the status every new case of that provider starts with.
      */
     applyWorld: {
@@ -28,6 +33,7 @@ const BookingService: ServiceSchema<ServiceSettingSchema, BookingThis> = {
       async handler(this: BookingThis, ctx: Context<{ world: World }>) {
         const providers = ctx.params.world.providers ?? [];
         await inTransaction(this.db.knex, async (trx) => {
+          await applyTags(trx, ctx.params.world);
           for (const provider of providers) {
             if (!provider.statusKeys) continue;
             await trx('booking.status_keys').where({ provider_id: provider.id }).delete();

@@ -1,0 +1,45 @@
+/** Reading cases: one case with its request log, and the search over the caller's cases. */
+import type { Context, ServiceActionsSchema } from 'moleculer';
+import { ACCESS, type CallerMeta, callerOf } from '@hub/shared';
+import { caseRowFor, GUID_PARAM, statusRulesFor } from './case-access';
+import { loadCases } from './case-shape';
+import { SEARCH_PARAMS, searchCases, type SearchParams } from './case-search';
+import { externalRequestOut, type ExternalRequestRow } from './requests.store';
+import { caseForPartner } from './status-view';
+import type { BookingThis } from './booking.types';
+
+export interface ReadCaseParams {
+  guid: string;
+  includeRequests?: boolean;
+}
+
+export const caseReadActions: ServiceActionsSchema = {
+  read: {
+    rest: 'GET /v3/case',
+    access: ACCESS.PARTNER_PROVIDER,
+    params: { guid: GUID_PARAM, includeRequests: { type: 'boolean', optional: true } },
+    async handler(this: BookingThis, ctx: Context<ReadCaseParams, CallerMeta>) {
+      const caller = callerOf(ctx);
+      const rules = await statusRulesFor(ctx, this.broker, caller);
+      const row = await caseRowFor(this.db.knex, caller, ctx.params.guid);
+      const [found] = await loadCases(this.db.knex, [row.guid]);
+      const shown: Record<string, unknown> = caseForPartner(found, rules) as unknown as Record<string, unknown>;
+      if (ctx.params.includeRequests) {
+        const requests = (await this.db.knex('booking.external_requests').where({ case_id: row.id }).orderBy('id')) as ExternalRequestRow[];
+        shown.externalRequests = requests.map(externalRequestOut);
+      }
+      return shown;
+    },
+  },
+
+  search: {
+    rest: 'POST /v3/search-cases',
+    access: ACCESS.PARTNER_PROVIDER,
+    params: SEARCH_PARAMS,
+    async handler(this: BookingThis, ctx: Context<SearchParams, CallerMeta>) {
+      const caller = callerOf(ctx);
+      const rules = await statusRulesFor(ctx, this.broker, caller);
+      return searchCases(this.db.knex, caller, ctx.params, rules);
+    },
+  },
+};

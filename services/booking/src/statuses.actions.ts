@@ -1,0 +1,107 @@
+/**
+ * Case statuses: a provider adds them (`case/status`), every one is kept and `currentStatus`
+ * follows the last; `case/notifications` lists the keys a case's statuses can take, as the
+ * caller is notified about them.
+ */
+import type { Knex } from 'knex';
+import type { Context, ServiceActionsSchema } from 'moleculer';
+import {
+  ACCESS,
+  type Caller,
+  type CallerMeta,
+  callerOf,
+  DOMAIN_EVENTS,
+  FIELD_MESSAGES,
+  FieldsValidationError,
+  inTransaction,
+  writeEvent,
+} from '@hub/shared';
+import { assertNotCancelled, caseRowFor, GUID_PARAM, statusRulesFor } from './case-access';
+import { type CaseRow, loadCases, type StatusRow, statusOut } from './case-shape';
+import { notifiableKeys } from './status-view';
+import type { BookingThis } from './booking.types';
+
+export interface AddStatusParams {
+  guid: string;
+  key: string;
+  declaredAt?: string | null;
+}
+
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/** A declaredAt the caller sent, as a Date; the current time when absent. */
+export function parseDeclaredAt(value: string | null | undefined): Date | null {
+  if (value === undefined || value === null || value === '') return new Date();
+  if (!DATE_TIME.test(value)) return null;
+  const parsed = new Date(value.replace(' ', 'T'));
+  return Number.isNaN(parsed.getTime()) ? null : parsed;
+}
+
+export async function providerStatusKeys(knex: Knex, providerId: number | null): Promise<Array<{ key: string; name: string }>> {
+  if (providerId === null) return [];
+  return knex('booking.status_keys').where({ provider_id: providerId }).orderBy('position').select('key', 'name');
+}
+
+/**
+ * Adds a status to a locked case and writes `case.statusAdded` (provider keys; the webhooks
+ * service maps them per partner). Answers null when the key is already the current one.
+ */
+export async function addStatus(trx: Knex.Transaction, row: CaseRow, status: { key: string; name: string }, declaredAt: Date, extra: Record<string, unknown> = {}): Promise<StatusRow | null> {
+  if (row.current_status === status.key) return null;
+  const [added] = (await trx('booking.case_statuses')
+    .insert({ case_id: row.id, key: status.key, name: status.name, declared_at: declaredAt })
+    .returning('*')) as StatusRow[];
+  await trx('booking.cases').where({ id: row.id }).update({ current_status: status.key, updated_at: trx.fn.now(), ...extra });
+  const [full] = await loadCases(trx, [row.guid]);
+  await writeEvent(trx, 'booking', {
+    type: DOMAIN_EVENTS.CASE_STATUS_ADDED,
+    caseGuid: row.guid,
+    audience: { partnerId: row.partner_id },
+    payload: { status: statusOut(added, row.guid), prevKey: row.current_status, case: full },
+  });
+  return added;
+}
+
+function statusAnswer(row: StatusRow, guid: string) {
+  const { name: _name, ...rest } = statusOut(row, guid);
+  return { data: rest };
+}
+
+export const statusActions: ServiceActionsSchema = {
+  addStatus: {
+    rest: 'POST /v3/case/status',
+    access: ACCESS.PROVIDER,
+    params: { guid: GUID_PARAM, key: 'string|min:1|max:64|trim', declaredAt: { type: 'string', optional: true, nullable: true } },
+    async handler(this: BookingThis, ctx: Context<AddStatusParams, CallerMeta>) {
+      const caller: Caller = callerOf(ctx);
+      const key = ctx.params.key.toLowerCase();
+      const declaredAt = parseDeclaredAt(ctx.params.declaredAt);
+      if (!declaredAt) throw new FieldsValidationError({ declaredAt: [FIELD_MESSAGES.wrongFormat] });
+      const answer = await inTransaction(this.db.knex, async (trx) => {
+        const row = await caseRowFor(trx, caller, ctx.params.guid, true);
+        assertNotCancelled(row);
+        const status = (await providerStatusKeys(trx, row.service_provider_id)).find((entry) => entry.key === key);
+        if (!status) throw new FieldsValidationError({ key: [FIELD_MESSAGES.notAnOption] });
+        const added = await addStatus(trx, row, status, declaredAt);
+        if (added) return statusAnswer(added, row.guid);
+        // Re-sending the current key changes nothing: the answer is the status it already has.
+        const current = (await trx('booking.case_statuses').where({ case_id: row.id }).orderBy('id', 'desc').first()) as StatusRow;
+        return statusAnswer(current, row.guid);
+      });
+      this.relayOutbox();
+      return answer;
+    },
+  },
+
+  notifications: {
+    rest: 'GET /v3/case/notifications',
+    access: ACCESS.PARTNER_PROVIDER,
+    params: { guid: GUID_PARAM },
+    async handler(this: BookingThis, ctx: Context<{ guid: string }, CallerMeta>) {
+      const caller = callerOf(ctx);
+      const rules = await statusRulesFor(ctx, this.broker, caller);
+      const row = await caseRowFor(this.db.knex, caller, ctx.params.guid);
+      return { data: notifiableKeys(await providerStatusKeys(this.db.knex, row.service_provider_id), rules) };
+    },
+  },
+};

@@ -1,0 +1,35 @@
+import { caseForPartner, notifiableKeys, partnerKeyOf, providerKeysOf, type StatusRules } from '../src/status-view';
+
+const rules: StatusRules = { mappings: { in_repair: 'repairing', awaiting_parts: 'repairing', done: 'final' }, blacklist: ['diagnosed', 'final'] };
+const status = (key: string) => ({ key, name: key });
+
+describe('partner status view', () => {
+  it('maps keys, hides blacklisted provider or partner keys, and changes nothing without rules', () => {
+    expect(partnerKeyOf(rules, 'in_repair')).toBe('repairing');
+    expect(partnerKeyOf(rules, 'arrived')).toBe('arrived');
+    expect(partnerKeyOf(rules, 'diagnosed')).toBeNull();
+    expect(partnerKeyOf(rules, 'done')).toBeNull();
+    expect(partnerKeyOf(null, 'diagnosed')).toBe('diagnosed');
+  });
+
+  it('finds the provider keys a partner key stands for', () => {
+    expect(providerKeysOf(rules, 'repairing', ['arrived', 'in_repair', 'awaiting_parts']).sort()).toEqual(['awaiting_parts', 'in_repair', 'repairing']);
+    expect(providerKeysOf(rules, 'arrived', ['arrived'])).toEqual(['arrived']);
+    expect(providerKeysOf(rules, 'in_repair', ['in_repair'])).toEqual([]);
+    expect(providerKeysOf(rules, 'diagnosed', ['diagnosed'])).toEqual([]);
+    expect(providerKeysOf(null, 'in_repair', [])).toEqual(['in_repair']);
+  });
+
+  it('shows the last visible status as current', () => {
+    const found = { caseStatuses: [status('registered'), status('in_repair'), status('diagnosed')], currentStatus: 'diagnosed' };
+    const seen = caseForPartner(found, rules);
+    expect(seen.caseStatuses.map((entry) => entry.key)).toEqual(['registered', 'repairing']);
+    expect(seen.currentStatus).toBe('repairing');
+    expect(caseForPartner({ caseStatuses: [status('diagnosed')], currentStatus: 'diagnosed' }, rules).currentStatus).toBeNull();
+    expect(caseForPartner(found, null)).toBe(found);
+  });
+
+  it('lists each notifiable partner key once, in the provider order', () => {
+    expect(notifiableKeys(['registered', 'in_repair', 'awaiting_parts', 'diagnosed', 'done'].map(status), rules)).toEqual([status('registered'), { key: 'repairing', name: 'in_repair' }]);
+  });
+});
