@@ -9,6 +9,8 @@ import { caseActions, replayIdempotent } from './cases.actions';
 import { requestActions } from './requests.actions';
 import { caseReadActions } from './case-read.actions';
 import { statusActions } from './statuses.actions';
+import { caseUpdateActions } from './case-update.actions';
+import { fileActions } from './files.actions';
 import { applyTags } from './tags';
 import type { BookingThis } from './booking.types';
 
@@ -22,6 +24,8 @@ const BookingService: ServiceSchema<ServiceSettingSchema, BookingThis> = {
     ...requestActions,
     ...caseReadActions,
     ...statusActions,
+    ...caseUpdateActions,
+    ...fileActions,
 
     /**
      * The providers' status keys and the case tags. A provider in the world gets exactly its listed keys, in

@@ -41,6 +41,11 @@ export async function caseRowFor(knex: Knex, caller: Caller, guid: string, forUp
   return row!;
 }
 
+/** Who hears of a change: the party that did not make it. */
+export function otherParty(caller: Caller, row: LifecycleRow): { partnerId?: number; providerId?: number | null } {
+  return caller.role === 'partner' ? { providerId: row.service_provider_id } : { partnerId: row.partner_id };
+}
+
 /** A cancelled case takes no further updates, files or statuses. */
 export function assertNotCancelled(row: LifecycleRow): void {
   if (row.cancelled_at) throw new ConflictError('Case is cancelled', { guid: row.guid });

@@ -104,6 +104,34 @@ function rewriteArrayPaths(body: unknown) {
   }
 }
 
+const JSON_CONTENT = /^application\/([\w.+-]*\+)?json\s*(;|$)/i;
+
+/**
+ * Whether the action a request goes to takes uploads (`largeBody: true` on the action), so its
+ * JSON body may be as large as UPLOAD_BODY_LIMIT instead of BODY_LIMIT.
+ */
+function takesLargeBody(this: GatewayThis, req: HubRequest): boolean {
+  const found = this.resolveAlias((req as { parsedUrl?: string }).parsedUrl ?? '', req.method) as { alias?: { action?: string } } | undefined;
+  const name = found?.alias?.action;
+  if (!name) return false;
+  // moleculer's typings leave out the registry's action map.
+  const actions = (this.broker.registry as unknown as { actions: { get(name: string): { endpoints: Array<{ action: { largeBody?: boolean } }> } | undefined } }).actions;
+  return actions.get(name)?.endpoints[0]?.action.largeBody === true;
+}
+
+/** An upload body arrives as text (read with the larger limit) and is parsed here as strictly as the JSON parser does. */
+function parseLargeJson(req: HubRequest, _res: ServerResponse, next: (err?: unknown) => void) {
+  if (typeof req.body !== 'string') return next();
+  const text = req.body.trim();
+  try {
+    if (!text.startsWith('{') && !text.startsWith('[')) throw new SyntaxError('not an object or array');
+    req.body = JSON.parse(text);
+    next();
+  } catch {
+    next(Object.assign(new Error('Malformed JSON body'), { status: 400, type: 'entity.parse.failed' }));
+  }
+}
+
 const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
   name: 'gateway',
   mixins: [ApiGateway],
@@ -134,7 +162,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
         authorization: true,
         mergeParams: true,
         bodyParsers: { json: { strict: true, limit: '1mb' }, urlencoded: false },
-        use: [wrapArrayBody],
+        use: [parseLargeJson, wrapArrayBody],
         callOptions: {},
         onBeforeCall(ctx: Context<unknown, CallerMeta>, _route: unknown, req: HubRequest) {
           ctx.meta.requestId = req.requestId;
@@ -219,6 +247,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
   merged(this: GatewayThis, schema: ServiceSchema) {
     const config = configOf(this.broker);
     const settings = schema.settings!;
+    const isJson = (req: HubRequest) => JSON_CONTENT.test(String(req.headers['content-type'] ?? ''));
     schema.settings = {
       ...settings,
       port: config.port,
@@ -228,7 +257,11 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
           ? route
           : {
               ...route,
-              bodyParsers: { ...route.bodyParsers, json: { ...route.bodyParsers.json, limit: config.bodyLimitBytes } },
+              bodyParsers: {
+                ...route.bodyParsers,
+                json: { ...route.bodyParsers.json, limit: config.bodyLimitBytes, type: (req: HubRequest) => isJson(req) && !takesLargeBody.call(this, req) },
+                text: { limit: config.uploadBodyLimitBytes, type: (req: HubRequest) => isJson(req) && takesLargeBody.call(this, req) },
+              },
               rateLimit: {
                 window: 60_000,
                 limit: config.rateLimitPerMinute,
