@@ -1,6 +1,8 @@
 /**
  * booking: cases (validate and create with the spec's rules, routing and shipping), their
- * statuses and contacts, the request log, and the case lookups other services embed.
+ * statuses and contacts, the request log, and the case lookups other services embed; after
+ * booking, reads and search, update and append, statuses, files, the provider's intake and the
+ * completed email (docs/cases.md).
  */
 import path from 'node:path';
 import type { Context, ServiceSchema, ServiceSettingSchema } from 'moleculer';
@@ -11,6 +13,8 @@ import { caseReadActions } from './case-read.actions';
 import { statusActions } from './statuses.actions';
 import { caseUpdateActions } from './case-update.actions';
 import { fileActions } from './files.actions';
+import { intakeActions } from './intake.actions';
+import { emailActions } from './email.actions';
 import { applyTags } from './tags';
 import type { BookingThis } from './booking.types';
 
@@ -26,6 +30,8 @@ const BookingService: ServiceSchema<ServiceSettingSchema, BookingThis> = {
     ...statusActions,
     ...caseUpdateActions,
     ...fileActions,
+    ...intakeActions,
+    ...emailActions,
 
     /**
      * The providers' status keys and the case tags. A provider in the world gets exactly its listed keys, in
