@@ -1,7 +1,8 @@
 /**
  * search-cases and unexported-cases filters translated to SQL over `booking.cases as c`. Column
- * names come only from the list below and every value is a binding; a filter that cannot be
- * read is a 400 naming it, never a silently wider search.
+ * names come only from the list below, productData/orderData keys only of `[A-Za-z0-9_]`, and
+ * every value is a binding; a filter that cannot be read is a 400 naming it, never a silently
+ * wider search.
  *
  * Forms: `{ field: value }` (equality; a list means any of them), `{ field: { $lt, $gt } }`,
  * `productData.<key>` / `orderData.<key>` (compared as text), `commonSearch` (case-insensitive
