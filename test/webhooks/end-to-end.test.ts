@@ -1,0 +1,137 @@
+/**
+ * Webhooks end to end: real producers (booking, cost proposals, messaging, invoicing) write their
+ * outbox events through the HTTP API, their relays hand them to the webhooks service, and a real
+ * HTTP receiver gets signed V3 payloads, each only at the party the spec addresses.
+ */
+import { Webhook } from 'standardwebhooks';
+import { DEMO_WORLD_FILE, readWorld, type World } from '../../shared/src';
+import { bookCase } from '../support/cases';
+import { DEMO_TOKENS, startTestHub, type TestHub, waitFor } from '../support/hub';
+import { type Received, type Receiver, startReceiver } from '../../services/webhooks/test/support/receiver';
+
+const ALL_TYPES = ['status.new', 'status.transition', 'costProposal.created', 'costProposal.reacted', 'message.created', 'message.confirmed', 'case.filesUploaded', 'case.updated', 'invoice.saved'];
+
+const secretOf = (seed: number) => 'whsec_' + Buffer.alloc(32, seed).toString('base64');
+
+/** Demo accounts: 2 Elkjøp (partner 1), 3 Power (partner 2), 5 Nordic Repair Center (provider 10), 6 Svea (provider 20). */
+const SUBSCRIBERS = [
+  { id: 901, accountId: 3, path: '/power', secret: secretOf(1) },
+  { id: 902, accountId: 5, path: '/nrc', secret: secretOf(2) },
+  { id: 903, accountId: 2, path: '/elkjop', secret: secretOf(3) },
+  { id: 904, accountId: 6, path: '/svea', secret: secretOf(4) },
+];
+
+let receiver: Receiver;
+let hub: TestHub;
+
+beforeAll(async () => {
+  receiver = await startReceiver();
+  const demo = readWorld(DEMO_WORLD_FILE);
+  const world: World = {
+    ...demo,
+    webhooks: {
+      ...demo.webhooks,
+      subscriptions: SUBSCRIBERS.map(({ id, accountId, path, secret }) => ({
+        id,
+        accountId,
+        eventTypes: ALL_TYPES,
+        target: { kind: 'http', url: `${receiver.url}${path}` },
+        secret,
+      })),
+    },
+  };
+  hub = await startTestHub({
+    services: ['catalog', 'routing', 'booking', 'cost-proposals', 'messaging', 'invoicing', 'webhooks', 'gateway'],
+    world,
+    env: { RATE_LIMIT_PER_MINUTE: '1000000', WEBHOOK_RETRY_SCHEDULE: '0,50ms,50ms,50ms', WEBHOOK_ATTEMPT_TIMEOUT_MS: '2000' },
+  });
+});
+afterAll(async () => {
+  await hub?.stop();
+  await receiver?.close();
+});
+
+function at(path: string): Received[] {
+  return receiver.received.filter((request) => request.path === path);
+}
+
+function ofType(path: string, type: string): Received[] {
+  return at(path).filter((request) => request.headers['webhook-event-type'] === type);
+}
+
+async function post(token: string, path: string, body: unknown) {
+  const res = await hub.request('POST', `/api/v3${path}`, { token, body });
+  expect(res.status).toBe(200);
+  return res.body;
+}
+
+describe('a booked case, worked on through the HTTP API', () => {
+  let guid: string;
+  let proposal: Record<string, unknown>;
+  let reacted: Record<string, unknown>;
+  let fromPartner: Record<string, unknown>;
+  let fromProvider: Record<string, unknown>;
+  let invoice: Record<string, unknown>;
+
+  beforeAll(async () => {
+    // Power's demo case goes to Nordic Repair Center.
+    guid = await bookCase(hub, DEMO_TOKENS.power);
+    [proposal] = (await post(DEMO_TOKENS.nrc, '/cost-proposals', [{ guid, name: 'Screen replacement', priceNet: 1490, currency: 'NOK' }])).data;
+    reacted = await post(DEMO_TOKENS.power, '/cost-proposals/feedback', { id: proposal.id, name: 'Kari Nordmann', reaction: 'approved' });
+    fromPartner = await post(DEMO_TOKENS.power, '/case-messages/create', { guid, type: 'statusRequest', content: 'Any news?' });
+    await post(DEMO_TOKENS.nrc, '/case-messages/create', { guid, type: 'serviceComment', content: 'Only for the workshop', isInternal: true });
+    fromProvider = await post(DEMO_TOKENS.nrc, '/case-messages/create', { guid, type: 'serviceComment', content: 'Parts ordered' });
+    // The receiving party confirms; only the creator hears of it.
+    await post(DEMO_TOKENS.power, '/case-messages/confirm', [fromProvider.id]);
+    // A draft is not a 'Send to client' status for this provider; 'ready' is.
+    await post(DEMO_TOKENS.nrc, '/invoices', [{ guid, externalId: 'INV-E2E-1', priceNet: 1490, currency: 'NOK', status: 'draft' }]);
+    [invoice] = await post(DEMO_TOKENS.nrc, '/invoices', [{ guid, externalId: 'INV-E2E-2', priceNet: 1490, currency: 'NOK', status: 'ready' }]);
+    await waitFor(() => at('/power').length >= 3 && at('/nrc').length >= 3, 'three webhooks at each party of the case');
+  });
+
+  it('tells the partner of the new cost proposal, the provider message and the invoice sent to the client', () => {
+    expect(at('/power').map((request) => request.headers['webhook-event-type']).sort()).toEqual(['costProposal.created', 'invoice.saved', 'message.created']);
+    expect(ofType('/power', 'costProposal.created')[0].json).toEqual(proposal);
+    expect(ofType('/power', 'message.created')[0].json).toEqual(fromProvider);
+    expect(ofType('/power', 'invoice.saved')[0].json).toEqual(invoice);
+    expect(ofType('/power', 'invoice.saved')[0].json).toMatchObject({ guid, externalId: 'INV-E2E-2', status: 'ready', case: { guid } });
+  });
+
+  it('tells the provider of the approval, the partner message and the confirmation of its own message', async () => {
+    expect(at('/nrc').map((request) => request.headers['webhook-event-type']).sort()).toEqual(['costProposal.reacted', 'message.confirmed', 'message.created']);
+    expect(ofType('/nrc', 'costProposal.reacted')[0].json).toEqual(reacted);
+    expect(ofType('/nrc', 'message.created')[0].json).toEqual(fromPartner);
+    const messages = await hub.request('GET', `/api/v3/case-messages?guid=${guid}`, { token: DEMO_TOKENS.nrc });
+    expect(messages.status).toBe(200);
+    const confirmed = messages.body.find((message: { id: number }) => message.id === fromProvider.id);
+    expect(confirmed.confirmedAt).not.toBeNull();
+    expect(ofType('/nrc', 'message.confirmed')[0].json).toEqual(confirmed);
+  });
+
+  it('tells nobody else, and nobody of an internal note, a draft invoice or its own message', async () => {
+    expect(at('/elkjop')).toEqual([]);
+    expect(at('/svea')).toEqual([]);
+    const bodies = [...at('/power'), ...at('/nrc')].map((request) => request.json);
+    expect(bodies.filter((body) => body.content === 'Only for the workshop' || body.externalId === 'INV-E2E-1')).toEqual([]);
+    for (const { id } of SUBSCRIBERS) {
+      const stored = await hub.request('GET', `/api/admin/webhooks/deliveries?subscriptionId=${id}`, { token: DEMO_TOKENS.admin });
+      expect(stored.status).toBe(200);
+      expect(stored.body.data).toHaveLength(id === 901 || id === 902 ? 3 : 0);
+    }
+  });
+
+  it('signs every delivery per Standard Webhooks with the secret of its own subscription only', () => {
+    const deliveries = [...at('/power'), ...at('/nrc')];
+    expect(new Set(deliveries.map((request) => request.headers['webhook-id'])).size).toBe(deliveries.length);
+    for (const { path, secret } of SUBSCRIBERS.slice(0, 2)) {
+      const other = SUBSCRIBERS.find((subscriber) => subscriber.path !== path)!.secret;
+      for (const request of at(path)) {
+        const headers = request.headers as Record<string, string>;
+        expect(request.method).toBe('POST');
+        expect(headers['content-type']).toMatch(/^application\/json/);
+        expect(new Webhook(secret).verify(request.body, headers)).toEqual(request.json);
+        expect(() => new Webhook(other).verify(request.body, headers)).toThrow();
+      }
+    }
+  });
+});
