@@ -89,7 +89,7 @@ beforeAll(async () => {
     WEBHOOK_RETRY_SCHEDULE: '0,200ms,500ms,1s,2s,2s,2s,2s,2s,2s,2s,2s,2s,2s,2s',
     WEBHOOK_ATTEMPT_TIMEOUT_MS: '1000',
   };
-  producers = spawnHub(['start'], { ...env, SERVICES: 'catalog,routing,booking,cost-proposals,messaging,invoicing,gateway', NODE_ID: 'producers-1' });
+  producers = spawnHub(['start'], { ...env, SERVICES: 'catalog,routing,models,booking,cost-proposals,messaging,invoicing,gateway', NODE_ID: 'producers-1' });
   webhooks = startWebhooks();
   const demo = readWorld(DEMO_WORLD_FILE);
   const world = {
