@@ -1,0 +1,200 @@
+/**
+ * Benchmark: the model registry. Loads 100,000 models through `POST /api/v3/models` (batches of
+ * 1,000: creates, then the same batches changed, which are updates) and measures search latency
+ * through the gateway beside the same search as raw SQL on the same database in the same run.
+ * Then it grows the table to a million rows with SQL (the trigram index rebuilt, as a bulk import
+ * would) and measures the searches again.
+ *
+ * Run after `npm run build`: node bench/models.js [models, default 100000] [grown rows, default 1000000; 0 skips]
+ * Embedded PGlite by default; DATABASE_URL runs it on a Postgres server.
+ */
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { loadConfig, startHub, readWorld, DEMO_WORLD_FILE, databaseOf } = require('../shared/dist');
+const { searchSql } = require('../services/models/dist/registry');
+
+const MODELS = Number(process.argv[2] ?? 100_000);
+const GROWN = Number(process.argv[3] ?? 1_000_000);
+const BATCH = 1000;
+const SEARCHES = 400;
+const TOKEN = 'demo-partner-elkjop-000000000001';
+
+const SERIES = {
+  1: ['iPhone', 'iPad', 'MacBook Air', 'MacBook Pro', 'Watch Series'],
+  2: ['Galaxy S', 'Galaxy A', 'Galaxy Tab', 'Galaxy Z Fold', 'QLED'],
+  3: ['ThinkPad X', 'ThinkPad T', 'IdeaPad', 'Legion', 'Yoga'],
+  4: ['EliteBook', 'ProBook', 'Pavilion', 'Envy', 'OMEN'],
+  5: ['PerfectCare', 'UltimateCare', 'KitchenPro', 'Pure', 'AirDry'],
+  6: ['Bravia', 'Xperia', 'WH-1000XM', 'PlayStation', 'Alpha'],
+};
+const PREFIX = { 1: 'M', 2: 'SM', 3: 'LN', 4: 'HP', 5: 'EW', 6: 'KD' };
+
+function random(seed) {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const next = random(42);
+const code = (length) => Array.from({ length }, () => 'ABCDEFGHJKLMNPQRSTUVWXYZ0123456789'[Math.floor(next() * 34)]).join('');
+
+function modelAt(i) {
+  const manufacturer = 1 + (i % 6);
+  const series = SERIES[manufacturer][Math.floor(i / 6) % 5];
+  const variant = `${code(2)}${i.toString(36).toUpperCase()}`;
+  return {
+    manufacturer,
+    productType: 1 + (i % 5),
+    name: `${series} ${variant}`,
+    mpn: `${PREFIX[manufacturer]}-${code(5)}${i.toString(36).toUpperCase()}`,
+    aliases: [`${series.replace(/\s+/g, '')}${variant}`],
+    tags: ['bench'],
+    countryOfOrigin: 'China',
+    value: `${100 + (i % 900)}.${String(i % 100).padStart(2, '0')}`,
+    weight: `${(i % 30) / 10 + 0.1}`.slice(0, 4),
+  };
+}
+
+const percentile = (sorted, p) => +sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))].toFixed(2);
+const stats = (times) => {
+  const sorted = [...times].sort((a, b) => a - b);
+  return { n: sorted.length, p50ms: percentile(sorted, 50), p99ms: percentile(sorted, 99), meanMs: +(sorted.reduce((a, b) => a + b, 0) / sorted.length).toFixed(2) };
+};
+
+async function post(url, models) {
+  const res = await fetch(`${url}/api/v3/models`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Hub-Api-Token': TOKEN }, body: JSON.stringify(models) });
+  if (res.status !== 200) throw new Error(`POST answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
+  return res.json();
+}
+
+async function upsertAll(url, models) {
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < models.length; i += BATCH) await post(url, models.slice(i, i + BATCH));
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  return { models: models.length, batch: BATCH, seconds: +seconds.toFixed(1), modelsPerSecond: Math.round(models.length / seconds) };
+}
+
+/** The searches an integrator makes: partial words of a name, a piece of an mpn, an exact alias, within a manufacturer. */
+function searches(models) {
+  const list = [];
+  for (let i = 0; i < SEARCHES; i += 1) {
+    const model = models[Math.floor(next() * models.length)];
+    const words = model.name.toLowerCase().split(' ');
+    switch (i % 4) {
+      case 0:
+        list.push({ kind: 'partial words', filter: { model: `${words[0].slice(0, 5)} ${words[words.length - 1].slice(0, 4)}` } });
+        break;
+      case 1:
+        list.push({ kind: 'mpn piece', filter: { model: model.mpn.slice(3, 9) } });
+        break;
+      case 2:
+        list.push({ kind: 'exact alias', filter: { model: model.aliases[0] } });
+        break;
+      default:
+        list.push({ kind: 'manufacturer + words', filter: { manufacturer: model.manufacturer, model: words[words.length - 1].slice(1, 5) } });
+    }
+  }
+  list.push(...Array.from({ length: 40 }, (_, i) => ({ kind: 'broad (one series word)', filter: { model: ['galaxy', 'thinkpad', 'iphone', 'bravia'][i % 4] } })));
+  return list;
+}
+
+async function measureSearches(url, knex, list) {
+  const byKind = {};
+  const gateway = [];
+  const raw = [];
+  let found = 0;
+  for (const { kind, filter } of list) {
+    const query = new URLSearchParams(Object.entries(filter).map(([key, value]) => [key, String(value)])).toString();
+    let start = process.hrtime.bigint();
+    const res = await fetch(`${url}/api/v3/models?${query}`, { headers: { 'X-Hub-Api-Token': TOKEN } });
+    const body = await res.json();
+    const viaGateway = Number(process.hrtime.bigint() - start) / 1e6;
+    if (res.status !== 200) throw new Error(`GET answered ${res.status}`);
+    if (body.length) found += 1;
+
+    const { sql, bindings } = searchSql({ manufacturerId: filter.manufacturer, model: filter.model, limit: 10 });
+    start = process.hrtime.bigint();
+    await knex.raw(sql, bindings);
+    const viaSql = Number(process.hrtime.bigint() - start) / 1e6;
+
+    gateway.push(viaGateway);
+    raw.push(viaSql);
+    (byKind[kind] ??= { gateway: [], raw: [] }).gateway.push(viaGateway);
+    byKind[kind].raw.push(viaSql);
+  }
+  return {
+    searchesWithResults: `${found}/${list.length}`,
+    gateway: stats(gateway),
+    rawSql: stats(raw),
+    byKind: Object.fromEntries(Object.entries(byKind).map(([kind, times]) => [kind, { gateway: stats(times.gateway), rawSql: stats(times.raw) }])),
+  };
+}
+
+async function explain(knex, filter) {
+  const { sql, bindings } = searchSql({ ...filter, limit: 10 });
+  const result = await knex.raw(`explain ${sql}`, bindings);
+  return result.rows.map((row) => row['QUERY PLAN']).find((line) => /Scan/.test(line))?.trim();
+}
+
+/** Fills the table to `rows` with SQL, as a bulk import would: trigram index dropped and rebuilt. */
+async function grow(knex, rows) {
+  const start = Date.now();
+  const { count } = (await knex.raw('select count(*)::int as count from models.models')).rows[0];
+  await knex.raw('drop index models.models_search_trgm');
+  await knex.raw(
+    `insert into models.models (name, mpn, manufacturer_id, product_type_id, aliases, tags, value, weight, search_text)
+     select name, mpn, manufacturer, 1 + n % 5, array[alias], '["bench"]', 100 + n % 900, (n % 30) / 10.0, lower(name || ' ' || mpn || ' ' || alias)
+     from (select n, 1 + n % 6 as manufacturer,
+                  (array['Galaxy S','ThinkPad X','iPhone','Bravia','EliteBook','PerfectCare'])[1 + n % 6] || ' G' || upper(to_hex(n)) as name,
+                  'G-' || upper(substr(md5(n::text), 1, 6)) || upper(to_hex(n)) as mpn,
+                  'grown' || upper(to_hex(n)) as alias
+           from generate_series(?::int, ?::int) as n) as generated`,
+    [count + 1, rows],
+  );
+  await knex.raw('create index models_search_trgm on models.models using gin (search_text gin_trgm_ops) with (gin_pending_list_limit = 256)');
+  await knex.raw('analyze models.models');
+  return { rows, seconds: +((Date.now() - start) / 1000).toFixed(1) };
+}
+
+async function main() {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-bench-'));
+  const config = {
+    ...loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', LOAD_DEMO_WORLD: 'false', METRICS: 'false', DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '10000000' }),
+    services: ['catalog', 'models', 'gateway'],
+  };
+  const broker = await startHub(config, { initialWorld: readWorld(DEMO_WORLD_FILE) });
+  try {
+    const url = `http://127.0.0.1:${broker.getLocalService('gateway').server.address().port}`;
+    const knex = (await databaseOf(broker)).knex;
+    const models = Array.from({ length: MODELS }, (_, i) => modelAt(i));
+    const creates = await upsertAll(url, models);
+    const updates = await upsertAll(url, models.map((model) => ({ ...model, value: '1.00', countryOfOrigin: 'Vietnam' })));
+    await knex.raw('analyze models.models');
+    const list = searches(models);
+    const report = {
+      node: process.version,
+      cpus: `${os.cpus().length} x ${os.cpus()[0]?.model ?? 'unknown'}`,
+      database: config.databaseUrl ? 'postgres server' : 'embedded PGlite',
+      upsert: { creates, updates },
+      search: { rows: MODELS, plan: await explain(knex, { model: 'sm-k3' }), ...(await measureSearches(url, knex, list)) },
+    };
+    if (GROWN > MODELS) {
+      report.grown = await grow(knex, GROWN);
+      report.searchGrown = { rows: GROWN, plan: await explain(knex, { model: 'sm-k3' }), ...(await measureSearches(url, knex, list)) };
+    }
+    console.log(JSON.stringify(report, null, 2));
+  } finally {
+    await broker.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
