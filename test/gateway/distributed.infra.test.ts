@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
-import { DEMO_WORLD_FILE, readWorld } from '../../shared/src';
+import { DEMO_WORLD_FILE, readWorld, WORLD_PART_OWNERS } from '../../shared/src';
 import { createServerDatabase, DEMO_TOKENS, httpRequest, INFRA, waitFor } from '../support/hub';
 import { runHub, spawnHub, type HubProcess } from '../support/processes';
 
@@ -45,13 +45,12 @@ beforeAll(async () => {
   routing = spawnHub(['start'], { ...env, SERVICES: 'routing', NODE_ID: 'routing-1' });
   gateway = spawnHub(['start'], { ...env, SERVICES: 'gateway', NODE_ID: 'gateway-1' });
   // Only the catalog and routing run here, so the world holds only the parts they load.
-  const demo = readWorld(DEMO_WORLD_FILE);
-  const directory = {
-    ...demo,
-    providers: demo.providers!.map(({ statusKeys: _statusKeys, invoiceStatuses: _invoiceStatuses, ...provider }) => provider),
-    webhooks: undefined,
-    models: undefined,
-  };
+  const running = ['catalog', 'routing'];
+  const demo = readWorld(DEMO_WORLD_FILE) as Record<string, unknown>;
+  const directory = Object.fromEntries(Object.entries(demo).filter(([key]) => running.includes(WORLD_PART_OWNERS[key])));
+  directory.providers = (directory.providers as Array<Record<string, unknown>>).map((provider) =>
+    Object.fromEntries(Object.entries(provider).filter(([key]) => !WORLD_PART_OWNERS[`providers.${key}`] || running.includes(WORLD_PART_OWNERS[`providers.${key}`]))),
+  );
   const worldFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'hub-world-')), 'directory.json');
   fs.writeFileSync(worldFile, JSON.stringify(directory));
   const loaded = await runHub(['world', 'load', worldFile], env);
