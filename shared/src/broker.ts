@@ -25,7 +25,7 @@ export function brokerOptions(config: HubConfig): BrokerOptions {
     cacher: config.cacher === 'memory' ? { type: 'Memory', options: { maxParamsLength: 200 } } : { type: 'Redis', options: { redis: config.cacher, prefix: `${config.namespace}-cache`, ttl: 3600 } },
     logger: {
       type: 'Console',
-      options: { level: config.logLevel, formatter: config.logFormat === 'json' ? 'json' : 'short', colors: config.logFormat !== 'json' },
+      options: { level: config.logLevel, formatter: config.logFormat === 'json' ? 'jsonext' : 'short', colors: config.logFormat !== 'json' },
     },
     logLevel: config.logLevel,
     requestTimeout: config.requestTimeoutMs,

@@ -39,6 +39,9 @@ export interface NewEvent<P = Record<string, unknown>> {
 /** Where relayed events go: the webhooks service stores them before it answers. */
 export const EVENT_SINK_ACTION = 'webhooks.ingest';
 
+/** The internal action every service with an outbox answers; callers find them by this name. */
+export const OUTBOX_BACKLOG_ACTION = 'outboxBacklog';
+
 export const OUTBOX_SETTINGS = {
   /** How often a relay looks for events that an after-commit nudge did not send. */
   pollIntervalMs: 1000,
@@ -153,6 +156,17 @@ type OutboxService = Service & {
  */
 export function OutboxMixin(schema: string): Partial<ServiceSchema> {
   const mixin: Partial<ServiceSchema<ServiceSettingSchema, OutboxService>> = {
+    actions: {
+      /** Internal: events not yet handed on, for the gateway's metrics and operator console. */
+      [OUTBOX_BACKLOG_ACTION]: {
+        visibility: 'public',
+        async handler(this: OutboxService) {
+          const pending = this.db ? await pendingEventCount(this.db.knex, schema) : 0;
+          return { service: this.name, pending };
+        },
+      },
+    },
+
     methods: {
       relayOutbox(this: OutboxService) {
         const state = this.outboxRelay;

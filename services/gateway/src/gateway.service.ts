@@ -4,10 +4,13 @@
  * the spec's error envelopes, and adds a request id, an access log and a per-token rate limit.
  */
 import { createHash, randomUUID } from 'node:crypto';
+import fs from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import path from 'node:path';
 import type { Context, ServiceSchema, Service, ServiceSettingSchema } from 'moleculer';
 import ApiGateway from 'moleculer-web';
 import {
+  ACCESS,
   accessAllows,
   type Caller,
   type CallerMeta,
@@ -19,8 +22,24 @@ import {
   renderError,
   UnauthorizedError,
 } from '@hub/shared';
+import { buildOpenApi, type ServiceInfo } from './openapi';
+import { clusterOverview, refreshHubMetrics, registerHubMetrics, ScrapedPrometheusReporter } from './operations';
 import { RedisRateLimitStore } from './rate-limit-store';
 import { tokenOf } from './request-token';
+
+const API_PATH = '/api';
+const PUBLIC_DIR = path.resolve(__dirname, '../public');
+const SWAGGER_UI_DIR = path.dirname(require.resolve('swagger-ui-dist/package.json'));
+const HUB_VERSION = (require('../package.json') as { version: string }).version;
+
+/** The files the explorer and the console load, and where each one lives. */
+const STATIC_FILES: Record<string, { file: string; type: string }> = {
+  'docs/swagger-ui.css': { file: path.join(SWAGGER_UI_DIR, 'swagger-ui.css'), type: 'text/css' },
+  'docs/swagger-ui-bundle.js': { file: path.join(SWAGGER_UI_DIR, 'swagger-ui-bundle.js'), type: 'text/javascript' },
+  'docs/docs.js': { file: path.join(PUBLIC_DIR, 'docs.js'), type: 'text/javascript' },
+  'console/console.js': { file: path.join(PUBLIC_DIR, 'console.js'), type: 'text/javascript' },
+  'console/console.css': { file: path.join(PUBLIC_DIR, 'console.css'), type: 'text/css' },
+};
 
 /** How long a resolved token is trusted before the directory is asked again. */
 const TOKEN_CACHE_MS = 30_000;
@@ -39,9 +58,34 @@ type HubRequest = IncomingMessage & {
 
 type GatewayThis = Service & {
   tokenCache: Map<string, { caller: Caller | null; expiresAt: number }>;
+  prometheus?: ScrapedPrometheusReporter;
   resolveCaller(token: string): Promise<Caller | null>;
   sendError(req: HubRequest, res: ServerResponse, err: unknown): void;
+  openApiDocument(): Record<string, unknown>;
 };
+
+type PageHandler = (this: GatewayThis, req: HubRequest, res: ServerResponse) => Promise<void> | void;
+
+/** A handler on the public route: errors get the same envelopes as the API's. */
+function page(handler: PageHandler) {
+  return function (this: GatewayThis, req: HubRequest, res: ServerResponse) {
+    Promise.resolve()
+      .then(() => handler.call(this, req, res))
+      .catch((err) => sendRendered.call(this, req, res, err));
+  };
+}
+
+function send(res: ServerResponse, type: string, body: string | Buffer, cache = 'no-store') {
+  res.statusCode = 200;
+  res.setHeader('Content-Type', type.includes('charset') || !type.startsWith('text/') ? type : `${type}; charset=utf-8`);
+  res.setHeader('Cache-Control', cache);
+  res.end(body);
+}
+
+function staticFile(name: string): PageHandler {
+  const entry = STATIC_FILES[name];
+  return (_req, res) => send(res, entry.type, fs.readFileSync(entry.file), 'public, max-age=300');
+}
 
 /** Arrays would be flattened into the params object; actions that take one see it as `items`. */
 function wrapArrayBody(req: HubRequest, _res: ServerResponse, next: (err?: unknown) => void) {
@@ -52,9 +96,20 @@ function wrapArrayBody(req: HubRequest, _res: ServerResponse, next: (err?: unkno
   next();
 }
 
-function assignRequestId(this: GatewayThis, req: HubRequest, res: ServerResponse, next: () => void) {
+function requestIdOf(req: HubRequest): string {
+  if (req.requestId) return req.requestId;
   const incoming = req.headers['x-request-id'];
   req.requestId = typeof incoming === 'string' && /^[\w.-]{8,128}$/.test(incoming) ? incoming : randomUUID();
+  return req.requestId;
+}
+
+/** The request id becomes the root context's, so every call and trace span of the request carries it. */
+function rootCallOptions(options: { requestID?: string }, req: HubRequest) {
+  options.requestID = requestIdOf(req);
+}
+
+function assignRequestId(this: GatewayThis, req: HubRequest, res: ServerResponse, next: () => void) {
+  requestIdOf(req);
   req.startedAt = process.hrtime.bigint();
   res.setHeader('X-Request-Id', req.requestId);
   res.once('finish', () => {
@@ -83,7 +138,7 @@ function sendRendered(this: GatewayThis, req: HubRequest, res: ServerResponse, e
   if (rendered.status === 429 && req.$route?.rateLimit) {
     rendered.headers['Retry-After'] = String(Math.max(1, Math.ceil((req.$route.rateLimit.store.resetTime - Date.now()) / 1000)));
   }
-  if (rendered.status >= 500) this.logger.error(`Request ${req.requestId} failed:`, err);
+  if (rendered.status >= 500) this.logger.error({ requestId: req.requestId }, 'Request failed:', err);
   if (req.arrayBody) rewriteArrayPaths(rendered.body);
   res.statusCode = rendered.status;
   for (const [name, value] of Object.entries(rendered.headers)) res.setHeader(name, value);
@@ -137,9 +192,12 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
   mixins: [ApiGateway],
 
   settings: {
+    // The gateway's own API actions (the operator overview) mount under /api like any service's.
+    rest: '',
     port: 3000,
     ip: '0.0.0.0',
     use: [assignRequestId],
+    rootCallOptions,
     log4XXResponses: false,
     logRequest: null,
     logResponse: null,
@@ -147,6 +205,35 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
     // Aliases follow the registry within this many ms when services come and go.
     debounceTime: 50,
     routes: [
+      {
+        // Pages and documents that carry no API token of their own, or check it themselves.
+        path: '',
+        authentication: false,
+        authorization: false,
+        mappingPolicy: 'restrict',
+        aliases: {
+          'GET api/openapi.json': page(function (this: GatewayThis, _req, res) {
+            send(res, 'application/json; charset=utf-8', JSON.stringify(this.openApiDocument()));
+          }),
+          'GET api/docs': page((_req, res) => send(res, 'text/html', fs.readFileSync(path.join(PUBLIC_DIR, 'docs.html')))),
+          ...Object.fromEntries(
+            Object.keys(STATIC_FILES).map((name) => [`GET ${name.startsWith('docs/') ? 'api/' : ''}${name}`, page(staticFile(name))]),
+          ),
+          'GET metrics': page(async function (this: GatewayThis, _req, res) {
+            if (!this.prometheus) throw new NotFoundError('Metrics are disabled (METRICS=false)');
+            await refreshHubMetrics(this.broker);
+            send(res, 'text/plain; version=0.0.4; charset=utf-8', this.prometheus.render());
+          }),
+          'GET console': page(async function (this: GatewayThis, req, res) {
+            const token = tokenOf(req);
+            if (!token) throw new UnauthorizedError('Access token is missing');
+            const caller = await this.resolveCaller(token);
+            if (!caller) throw new UnauthorizedError('Access token is invalid');
+            if (!accessAllows(ACCESS.ADMIN, caller.role)) throw new ForbiddenError();
+            send(res, 'text/html', fs.readFileSync(path.join(PUBLIC_DIR, 'console.html')));
+          }),
+        },
+      },
       {
         path: '/health',
         authentication: false,
@@ -191,6 +278,18 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
     rest: { retryPolicy: { enabled: false } },
 
     // Published for the /health aliases; no `rest`, so not part of /api.
+    /** Nodes and services up, outbox backlogs and webhook delivery health, for the console. */
+    overview: {
+      rest: 'GET /admin/overview',
+      access: ACCESS.ADMIN,
+      summary: 'Cluster overview for operators',
+      description: 'Nodes and the services each runs, the outbox backlog of every service that has one, and webhook delivery health per receiver over the last `hours`.',
+      params: { hours: { type: 'number', integer: true, min: 1, max: 168, default: 24 } },
+      async handler(this: GatewayThis, ctx: Context<{ hours: number }>) {
+        return clusterOverview(this.broker, ctx.params.hours);
+      },
+    },
+
     live: {
       handler() {
         return { status: 'ok' };
@@ -230,6 +329,12 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
       // An action that declares no access level is not part of the API.
       if (!isAccessLevel(access)) throw new NotFoundError();
       if (!accessAllows(access, ctx.meta.caller!.role)) throw new ForbiddenError();
+    },
+
+    /** The API as the registry declares it right now. */
+    openApiDocument(this: GatewayThis) {
+      const services = this.broker.registry.getServiceList({ withActions: true, grouping: true }) as unknown as ServiceInfo[];
+      return buildOpenApi(services, { title: 'Service hub API', version: HUB_VERSION, basePath: API_PATH });
     },
 
     async resolveCaller(this: GatewayThis, token: string): Promise<Caller | null> {
@@ -280,6 +385,11 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
 
   created(this: GatewayThis) {
     this.tokenCache = new Map();
+    if (this.broker.isMetricsEnabled()) {
+      registerHubMetrics(this.broker);
+      this.prometheus = new ScrapedPrometheusReporter({});
+      this.prometheus.init(this.broker.metrics);
+    }
   },
 
   async stopped(this: GatewayThis) {
