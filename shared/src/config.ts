@@ -30,6 +30,8 @@ export interface HubConfig {
   services: ServiceName[];
   host: string;
   port: number;
+  /** Where a process without the gateway serves /health/live and /health/ready; unset: nowhere. */
+  healthPort?: number;
   /** Postgres connection string; absent in embedded mode, where PGlite serves the database. */
   databaseUrl?: string;
   /** Where the embedded database and uploaded files live. */
@@ -194,6 +196,7 @@ export function loadConfig(env: Env = process.env): HubConfig {
     services: services(env),
     host: env.HOST || '0.0.0.0',
     port: integer(env, 'PORT', 3000, 0, 65535),
+    healthPort: env.HEALTH_PORT ? integer(env, 'HEALTH_PORT', 0, 0, 65535) : undefined,
     databaseUrl,
     dataDir,
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 500),

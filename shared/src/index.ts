@@ -7,6 +7,7 @@ export * from './db';
 export * from './db.mixin';
 export * from './errors';
 export * from './events';
+export * from './health';
 export * from './outbox';
 export * from './runner';
 export * from './validator';

@@ -8,6 +8,7 @@ import type { BrokerOptions, ServiceBroker, ServiceSchema } from 'moleculer';
 import { createHubBroker } from './broker';
 import type { HubConfig, ServiceName } from './config';
 import type { EmbeddedDatabaseOptions } from './db';
+import { healthServiceSchema } from './health';
 import type { World } from './world';
 
 export const DEMO_WORLD_FILE = path.resolve(__dirname, '../../world/demo.json');
@@ -37,6 +38,7 @@ export async function startHub(config: HubConfig, options: StartOptions = {}): P
     if (schema) broker.createService(schema);
     else broker.logger.debug(`Service '${name}' has nothing to serve yet`);
   }
+  if (config.healthPort !== undefined && !config.services.includes('gateway')) broker.createService(healthServiceSchema(config.healthPort, config.host));
   await broker.start();
   const world = options.initialWorld ?? (config.loadDemoWorld ? readWorld(DEMO_WORLD_FILE) : undefined);
   if (world && config.services.includes('catalog') && !(await broker.call('catalog.hasWorld'))) {

@@ -1,13 +1,16 @@
 /**
  * The operator console at /console: admin only, and in headless Chromium it shows the nodes,
- * the services, every outbox's backlog and the webhook state, checked on a screenshot.
+ * the services, every outbox's backlog and the webhook state, checked on a screenshot; a dead
+ * letter is redelivered with its button.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { databaseOf, writeEvent } from '../../shared/src';
 import { describeInBrowser, launchBrowser, type Browser } from '../support/browser';
-import { DEMO_TOKENS, startTestHub, type TestHub } from '../support/hub';
+import { DEMO_TOKENS, startTestHub, type TestHub, waitFor } from '../support/hub';
+import { domainEvent } from '../../services/webhooks/test/support/events';
+import { type Receiver, startReceiver } from '../../services/webhooks/test/support/receiver';
 
 let hub: TestHub;
 
@@ -86,6 +89,69 @@ describeInBrowser('console page', () => {
     const response = await page.goto(`${hub.url}/console?accessToken=${DEMO_TOKENS.elkjop}`);
     expect(response!.status()).toBe(403);
     expect(await page.locator('body').innerText()).toContain('not available for your access level');
+    await page.close();
+  });
+});
+
+describeInBrowser('console page with webhooks', () => {
+  let hooks: TestHub;
+  let browser: Browser;
+  let receiver: Receiver;
+  let failing = true;
+
+  beforeAll(async () => {
+    receiver = await startReceiver();
+    receiver.answer = () => (failing ? { status: 500 } : { status: 200 });
+    hooks = await startTestHub({
+      services: ['catalog', 'webhooks', 'gateway'],
+      env: { WEBHOOK_RETRY_SCHEDULE: '0,50ms', WEBHOOK_ATTEMPT_TIMEOUT_MS: '1000', METRICS: 'true' },
+    });
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await hooks?.stop();
+    await receiver?.close();
+  });
+
+  it('shows a dead letter with its receiver health and redelivers it with the button', async () => {
+    const created = await hooks.request('POST', '/api/admin/webhooks/subscriptions', {
+      token: DEMO_TOKENS.admin,
+      body: { accountId: 3, eventTypes: ['message.created'], target: { kind: 'http', url: `${receiver.url}/hook` } },
+    });
+    expect(created.status).toBe(200);
+    const subscriptionId = created.body.data.id as number;
+    await hooks.broker.call('webhooks.ingest', { events: [domainEvent('message.created', { partnerId: 2 }, { message: { id: 1 } })] });
+    await waitFor(async () => (await hooks.request('GET', `/api/admin/webhooks/deliveries?state=dead&subscriptionId=${subscriptionId}`, { token: DEMO_TOKENS.admin })).body.data.length === 1, 'the dead letter');
+
+    const overview = await hooks.request('GET', '/api/admin/overview?hours=6', { token: DEMO_TOKENS.admin });
+    expect(overview.status).toBe(200);
+    expect(overview.body.webhooks.totals).toEqual({ pending: 0, failing: 0, dead: 1 });
+    const health = overview.body.webhooks.receivers.find((entry: { subscriptionId: number }) => entry.subscriptionId === subscriptionId);
+    expect(health).toMatchObject({ state: 'active', pending: 0, failing: 0, dead: 1, target: `${receiver.url}/hook` });
+    expect(health.hourly).toHaveLength(6);
+    const attempts = health.hourly.reduce((sum: { ok: number; failed: number }, bucket: { succeeded: number; failed: number }) => ({ ok: sum.ok + bucket.succeeded, failed: sum.failed + bucket.failed }), { ok: 0, failed: 0 });
+    expect(attempts).toEqual({ ok: 0, failed: 2 });
+    const metrics = (await hooks.request('GET', '/metrics')).body as string;
+    expect(metrics).toMatch(/^hub_webhooks_deliveries\{.*state="dead".*\} 1$/m);
+
+    const page = await browser.context.newPage();
+    await page.goto(`${hooks.url}/console?accessToken=${DEMO_TOKENS.admin}`);
+    const row = page.locator(`#receivers tr[data-subscription="${subscriptionId}"]`);
+    await row.waitFor();
+    expect(await row.locator('svg.chart rect.failed').count()).toBeGreaterThanOrEqual(1);
+    expect(await page.locator('#webhook-totals').innerText()).toBe('pending 0 · failing 0 · dead-lettered 1');
+    const dead = page.locator('#dead-letters tbody tr[data-delivery]');
+    expect(await dead.count()).toBe(1);
+    expect(await dead.innerText()).toContain('message.created');
+    await page.screenshot({ path: path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'hub-console-')), 'console-webhooks.png'), fullPage: true });
+
+    failing = false;
+    await dead.locator('button.redeliver').click();
+    await waitFor(async () => (await hooks.request('GET', `/api/admin/webhooks/deliveries?state=succeeded&subscriptionId=${subscriptionId}`, { token: DEMO_TOKENS.admin })).body.data.length === 1, 'the redelivery');
+    await page.locator('#refresh').click();
+    await page.locator('#dead-letters tbody td.empty').waitFor();
+    expect(await page.locator('#dead-letters tbody').innerText()).toBe('no dead letters');
     await page.close();
   });
 });

@@ -18,7 +18,7 @@ import {
   ForbiddenError,
   isAccessLevel,
   NotFoundError,
-  openedDatabaseOf,
+  readiness,
   renderError,
   UnauthorizedError,
 } from '@hub/shared';
@@ -299,15 +299,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
     /** Ready when the transporter is connected and this process's database (if any) answers. */
     ready: {
       async handler(this: GatewayThis, ctx: Context<unknown, CallerMeta>) {
-        const checks: Record<string, string> = {};
-        checks.services = this.broker.started ? 'ok' : 'starting';
-        const transit = this.broker.transit as { connected?: boolean } | undefined;
-        checks.transporter = !transit || transit.connected ? 'ok' : 'down';
-        const database = openedDatabaseOf(this.broker);
-        if (database) {
-          checks.database = await database.then((db) => db.ping()).then(() => 'ok', () => 'down');
-        }
-        const ok = Object.values(checks).every((value) => value === 'ok');
+        const { ok, checks } = await readiness(this.broker);
         if (!ok) ctx.meta.$statusCode = 503;
         return { status: ok ? 'ok' : 'unavailable', checks };
       },

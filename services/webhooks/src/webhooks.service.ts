@@ -10,6 +10,7 @@ import type { BlockList } from 'node:net';
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
 import { configOf, DbMixin, type DbService, type DomainEvent, type HubConfig, inTransaction, type World, WorldCacheMixin } from '@hub/shared';
 import { adminActions } from './admin.actions';
+import { healthActions } from './health.actions';
 import { planDeliveries } from './addressing';
 import { AmqpChannels } from './amqp-sender';
 import { sendHttp } from './http-sender';
@@ -111,6 +112,7 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
     },
 
     ...adminActions,
+    ...healthActions,
   },
 
   methods: {

@@ -1,0 +1,66 @@
+/**
+ * Liveness and readiness of a process, for orchestrators. The gateway answers them on its own
+ * port; a process without the gateway serves the same two endpoints on HEALTH_PORT when set.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ServiceBroker, ServiceSchema } from 'moleculer';
+import { openedDatabaseOf } from './context';
+
+export interface Readiness {
+  ok: boolean;
+  checks: Record<string, string>;
+}
+
+/** Ready when the local services have started, the transporter is connected and this process's database (if any) answers. */
+export async function readiness(broker: ServiceBroker): Promise<Readiness> {
+  const checks: Record<string, string> = {};
+  checks.services = broker.started ? 'ok' : 'starting';
+  const transit = broker.transit as { connected?: boolean } | undefined;
+  checks.transporter = !transit || transit.connected ? 'ok' : 'down';
+  const database = openedDatabaseOf(broker);
+  if (database) {
+    checks.database = await database.then((db) => db.ping()).then(() => 'ok', () => 'down');
+  }
+  return { ok: Object.values(checks).every((value) => value === 'ok'), checks };
+}
+
+type HealthThis = { broker: ServiceBroker; server: http.Server; logger: { info(...args: unknown[]): void } };
+
+/** A service that listens on `port` with GET /health/live and GET /health/ready. */
+export function healthServiceSchema(port: number, host: string): ServiceSchema {
+  const schema: ServiceSchema<Record<string, never>, HealthThis> = {
+    name: '$health',
+
+    created(this: HealthThis) {
+      this.server = http.createServer((req, res) => {
+        const answer = (status: number, body: unknown) => {
+          res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8' });
+          res.end(JSON.stringify(body));
+        };
+        if (req.method !== 'GET') return answer(405, { error: { message: 'Method not allowed' } });
+        if (req.url === '/health/live') return answer(200, { status: 'ok' });
+        if (req.url !== '/health/ready') return answer(404, { error: { message: 'Not found' } });
+        readiness(this.broker).then(
+          ({ ok, checks }) => answer(ok ? 200 : 503, { status: ok ? 'ok' : 'unavailable', checks }),
+          () => answer(503, { status: 'unavailable', checks: {} }),
+        );
+      });
+    },
+
+    started(this: HealthThis) {
+      return new Promise<void>((resolve, reject) => {
+        this.server.once('error', reject);
+        this.server.listen(port, host, () => {
+          this.logger.info(`Health endpoints on port ${(this.server.address() as AddressInfo).port}`);
+          resolve();
+        });
+      });
+    },
+
+    stopped(this: HealthThis) {
+      return new Promise<void>((resolve) => this.server.close(() => resolve()));
+    },
+  };
+  return schema as unknown as ServiceSchema;
+}
