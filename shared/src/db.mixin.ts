@@ -14,7 +14,7 @@ export function DbMixin(schema: string, migrationsFolder: string): Partial<Servi
   const mixin: Partial<ServiceSchema<ServiceSettingSchema, Service & DbService>> = {
     async started(this: Service & DbService) {
       const db = await databaseOf(this.broker);
-      await migrateSchema(db.knex, schema, migrationsFolder);
+      await migrateSchema(db, schema, migrationsFolder);
       // Set only once the schema is current: pollers look for it to know the service is ready.
       this.db = db;
     },

@@ -22,6 +22,8 @@ export interface Database {
   kind: 'pglite' | 'postgres';
   ping(): Promise<void>;
   close(): Promise<void>;
+  /** Runs `work` while no other process of the cluster runs work under the same lock name. */
+  exclusively<T>(lockName: string, work: () => Promise<T>): Promise<T>;
 }
 
 export interface EmbeddedDatabaseOptions {
@@ -49,6 +51,18 @@ function openPostgres(connectionString: string, poolSize: number): Database {
       await knex.raw('select 1');
     },
     close: () => knex.destroy(),
+    // A session of its own, outside the pool, so the work may use every pooled connection; the
+    // lock ends with the session, also when the process dies.
+    exclusively: async (lockName, work) => {
+      const session = new pg.Client({ connectionString, application_name: 'service-hub' });
+      await session.connect();
+      try {
+        await session.query('select pg_advisory_lock(hashtext($1))', [lockName]);
+        return await work();
+      } finally {
+        await session.end();
+      }
+    },
   };
 }
 
@@ -90,6 +104,8 @@ async function openEmbedded(options: EmbeddedDatabaseOptions): Promise<Database>
     ping: async () => {
       await knex.raw('select 1');
     },
+    // The data directory admits one process, and PGlite one session.
+    exclusively: (_lockName: string, work: () => Promise<unknown>) => work(),
     close: async () => {
       await knex.destroy();
       await server.stop();
@@ -158,17 +174,19 @@ class FolderMigrationSource implements Knex.MigrationSource<string> {
   }
 }
 
-/** Brings one service's schema up to date; safe to run from several instances at once. */
-export async function migrateSchema(knex: Knex, schema: string, folder: string): Promise<void> {
-  try {
-    await knex.raw('create schema if not exists ??', [schema]);
-  } catch (err) {
-    // Two instances starting together can both try to create it; the loser finds it there.
-    if ((err as { code?: string }).code !== PG_ERRORS.UNIQUE_VIOLATION) throw err;
-  }
-  await knex.migrate.latest({
-    schemaName: schema,
-    tableName: 'knex_migrations',
-    migrationSource: new FolderMigrationSource(folder),
+/**
+ * Brings one service's schema up to date; safe to run from several instances at once. knex runs
+ * the migrations under its own lock row, but creates that row and its tables unguarded, so
+ * instances starting together on a new database would race there (and could leave two lock
+ * rows, which fails every later migration); the whole step holds the schema's migration lock.
+ */
+export async function migrateSchema(database: Database, schema: string, folder: string): Promise<void> {
+  await database.exclusively(`migrations:${schema}`, async () => {
+    await database.knex.raw('create schema if not exists ??', [schema]);
+    await database.knex.migrate.latest({
+      schemaName: schema,
+      tableName: 'knex_migrations',
+      migrationSource: new FolderMigrationSource(folder),
+    });
   });
 }

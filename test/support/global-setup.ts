@@ -15,7 +15,7 @@ export default async function globalSetup(): Promise<void> {
   try {
     for (const service of fs.readdirSync(servicesDir).sort()) {
       const migrations = path.join(servicesDir, service, 'src', 'migrations');
-      if (fs.existsSync(migrations)) await migrateSchema(database.knex, service.replace(/-/g, '_'), migrations);
+      if (fs.existsSync(migrations)) await migrateSchema(database, service.replace(/-/g, '_'), migrations);
     }
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'hub-test-')), 'template.tar');
     fs.writeFileSync(file, Buffer.from(await (await dumpEmbedded(database)).arrayBuffer()));
