@@ -21,20 +21,7 @@ const CONNECTIONS = 10;
 const POSTGRES = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const TOKEN = 'demo-partner-elkjop-000000000001';
 
-const BODY = JSON.stringify({
-  serviceType: 2,
-  manufacturer: 1,
-  productType: 2,
-  location: 1,
-  shipping: 3,
-  clientPostalCode: '0150',
-  originatorType: 'private',
-  bookingType: 'companyToPrivate',
-  acceptConditions: true,
-  customer: { type: 0, firstName: 'Kari', lastName: 'Nordmann', address: 'Storgata 1', postalCode: '0150', city: 'Oslo', countryCode: 'NO', email: 'kari@example.com' },
-  orderData: { refNo: 'BENCH' },
-  productData: { model: 'MacBook Air', serial: 'C02XK0AAJG5H', password: '1234', problemText: 'Does not start' },
-});
+const BODY = JSON.stringify({ ...require('../world/demo-case.json'), orderData: { refNo: 'BENCH' } });
 
 function cannon(url) {
   return new Promise((resolve, reject) => {

@@ -2,7 +2,9 @@
  * Benchmark: the model registry. Loads 100,000 models through `POST /api/v3/models` (batches of
  * 1,000: creates, then the same batches changed, which are updates) and measures search latency
  * through the gateway beside the same search as raw SQL on the same database in the same run.
- * Then it grows the table to a million rows with SQL (the trigram index rebuilt, as a bulk import
+ * Broad searches (a word many models hold) also run, a few times, as the ranking that ranks every
+ * match before the limit, to show what the tiered search saves.
+ * Then it grows the table to a million rows with SQL (the GIN indexes rebuilt, as a bulk import
  * would) and measures the searches again.
  *
  * Run after `npm run build`: node bench/models.js [models, default 100000] [grown rows, default 1000000; 0 skips]
@@ -18,6 +20,7 @@ const MODELS = Number(process.argv[2] ?? 100_000);
 const GROWN = Number(process.argv[3] ?? 1_000_000);
 const BATCH = 1000;
 const SEARCHES = 400;
+const BASELINE_SEARCHES = 8;
 const TOKEN = 'demo-partner-elkjop-000000000001';
 
 const SERIES = {
@@ -99,8 +102,30 @@ function searches(models) {
         list.push({ kind: 'manufacturer + words', filter: { manufacturer: model.manufacturer, model: words[words.length - 1].slice(1, 5) } });
     }
   }
-  list.push(...Array.from({ length: 40 }, (_, i) => ({ kind: 'broad (one series word)', filter: { model: ['galaxy', 'thinkpad', 'iphone', 'bravia'][i % 4] } })));
+  list.push(...Array.from({ length: 40 }, (_, i) => ({ kind: 'broad: a series, names start with it', filter: { model: ['galaxy', 'thinkpad', 'iphone', 'bravia'][i % 4] } })));
+  list.push(...Array.from({ length: 40 }, (_, i) => ({ kind: 'broad: a word inside names', filter: { model: ['book', 'pad', 'phone', 'care'][i % 4] } })));
   return list;
+}
+
+/**
+ * The search as it ranked before tiers: every model holding the words, ranked by similarity
+ * before the limit applies. Run beside the broad searches only, to show what the tiers save.
+ */
+function everyMatchRankedSql(model) {
+  const words = [...new Set(model.toLowerCase().split(/\s+/).filter(Boolean))];
+  return {
+    sql: `select id from models.models where ${words.map(() => 'search_text like ?').join(' and ')}
+          order by case when lower(name) = ? or lower(mpn) = ? or exists (select 1 from unnest(aliases) alias where lower(alias) = ?) then 0
+                        when lower(name) like ? or lower(mpn) like ? then 1 else 2 end,
+                   similarity(search_text, ?) desc, lower(name), id limit 10`,
+    bindings: [...words.map((word) => `%${word}%`), model, model, model, `${model}%`, `${model}%`, model],
+  };
+}
+
+async function timeSql(knex, { sql, bindings }) {
+  const start = process.hrtime.bigint();
+  await knex.raw(sql, bindings);
+  return Number(process.hrtime.bigint() - start) / 1e6;
 }
 
 async function measureSearches(url, knex, list) {
@@ -117,35 +142,49 @@ async function measureSearches(url, knex, list) {
     if (res.status !== 200) throw new Error(`GET answered ${res.status}`);
     if (body.length) found += 1;
 
-    const { sql, bindings } = searchSql({ manufacturerId: filter.manufacturer, model: filter.model, limit: 10 });
-    start = process.hrtime.bigint();
-    await knex.raw(sql, bindings);
-    const viaSql = Number(process.hrtime.bigint() - start) / 1e6;
+    const viaSql = await timeSql(knex, searchSql({ manufacturerId: filter.manufacturer, model: filter.model, limit: 10 }));
 
     gateway.push(viaGateway);
     raw.push(viaSql);
-    (byKind[kind] ??= { gateway: [], raw: [] }).gateway.push(viaGateway);
+    (byKind[kind] ??= { gateway: [], raw: [], everyMatchRanked: [] }).gateway.push(viaGateway);
     byKind[kind].raw.push(viaSql);
+    if (kind.startsWith('broad') && byKind[kind].everyMatchRanked.length < BASELINE_SEARCHES) {
+      byKind[kind].everyMatchRanked.push(await timeSql(knex, everyMatchRankedSql(filter.model)));
+    }
   }
   return {
     searchesWithResults: `${found}/${list.length}`,
     gateway: stats(gateway),
     rawSql: stats(raw),
-    byKind: Object.fromEntries(Object.entries(byKind).map(([kind, times]) => [kind, { gateway: stats(times.gateway), rawSql: stats(times.raw) }])),
+    byKind: Object.fromEntries(Object.entries(byKind).map(([kind, times]) => [
+        kind,
+        { gateway: stats(times.gateway), rawSql: stats(times.raw), ...(times.everyMatchRanked.length ? { everyMatchRankedSql: stats(times.everyMatchRanked) } : {}) },
+      ]),),
   };
 }
 
+/** The scans the search's plan makes, and which parts never ran. */
 async function explain(knex, filter) {
   const { sql, bindings } = searchSql({ ...filter, limit: 10 });
-  const result = await knex.raw(`explain ${sql}`, bindings);
-  return result.rows.map((row) => row['QUERY PLAN']).find((line) => /Scan/.test(line))?.trim();
+  const result = await knex.raw(`explain (analyze, costs off, timing off) ${sql}`, bindings);
+  const lines = result.rows.map((row) => row['QUERY PLAN']);
+  return lines.filter((line) => /Scan|One-Time Filter|Execution Time/.test(line)).map((line) => line.trim().replace(/^-> +/, ''));
 }
 
-/** Fills the table to `rows` with SQL, as a bulk import would: trigram index dropped and rebuilt. */
+async function plans(knex) {
+  return {
+    'mpn piece': await explain(knex, { model: 'sm-k3' }),
+    'broad, names start with it': await explain(knex, { model: 'galaxy' }),
+    'broad, inside names': await explain(knex, { model: 'book' }),
+  };
+}
+
+/** Fills the table to `rows` with SQL, as a bulk import would: the GIN indexes dropped and rebuilt. */
 async function grow(knex, rows) {
   const start = Date.now();
   const { count } = (await knex.raw('select count(*)::int as count from models.models')).rows[0];
   await knex.raw('drop index models.models_search_trgm');
+  await knex.raw('drop index models.models_aliases_lowered');
   await knex.raw(
     `insert into models.models (name, mpn, manufacturer_id, product_type_id, aliases, tags, value, weight, search_text)
      select name, mpn, manufacturer, 1 + n % 5, array[alias], '["bench"]', 100 + n % 900, (n % 30) / 10.0, lower(name || ' ' || mpn || ' ' || alias)
@@ -157,6 +196,7 @@ async function grow(knex, rows) {
     [count + 1, rows],
   );
   await knex.raw('create index models_search_trgm on models.models using gin (search_text gin_trgm_ops) with (gin_pending_list_limit = 256)');
+  await knex.raw('create index models_aliases_lowered on models.models using gin (models.lowered(aliases))');
   await knex.raw('analyze models.models');
   return { rows, seconds: +((Date.now() - start) / 1000).toFixed(1) };
 }
@@ -181,11 +221,11 @@ async function main() {
       cpus: `${os.cpus().length} x ${os.cpus()[0]?.model ?? 'unknown'}`,
       database: config.databaseUrl ? 'postgres server' : 'embedded PGlite',
       upsert: { creates, updates },
-      search: { rows: MODELS, plan: await explain(knex, { model: 'sm-k3' }), ...(await measureSearches(url, knex, list)) },
+      search: { rows: MODELS, plans: await plans(knex), ...(await measureSearches(url, knex, list)) },
     };
     if (GROWN > MODELS) {
       report.grown = await grow(knex, GROWN);
-      report.searchGrown = { rows: GROWN, plan: await explain(knex, { model: 'sm-k3' }), ...(await measureSearches(url, knex, list)) };
+      report.searchGrown = { rows: GROWN, plans: await plans(knex), ...(await measureSearches(url, knex, list)) };
     }
     console.log(JSON.stringify(report, null, 2));
   } finally {

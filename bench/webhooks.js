@@ -1,154 +1,273 @@
 /**
- * Benchmark: webhook deliveries per second from the webhooks service to a local HTTP receiver,
- * and event-to-receiver latency (from the ingest call that stores the event to the receiver
- * reading the request), beside a raw loop of the same signed POSTs over keep-alive connections
- * at the same concurrency, in the same run, on the embedded database.
+ * Benchmark: webhook deliveries per second from the webhooks service to a local HTTP receiver
+ * and to a local RabbitMQ queue, each beside a raw loop of the same signed POSTs (keep-alive) or
+ * publishes (confirm channel, persistent, mandatory) at the same concurrency, in the same run,
+ * on the embedded database and on the Postgres server.
  *
  * SUBSCRIPTIONS subscriptions of one partner each get every event, so at most
- * SUBSCRIPTIONS x 4 (the default per-subscription limit) attempts are in flight; the raw loop
- * runs that many workers. Events are ingested in batches as a producer's outbox relay would.
+ * SUBSCRIPTIONS x 4 (the default per-subscription limit) attempts are in flight; the raw loops
+ * run that many workers. A burst of events is ingested in batches as a producer's outbox relay
+ * would, then a paced trickle that never queues. Latency runs from the ingest call (the event
+ * stored) to the receiver reading the request or consuming the message; for the raw loops, from
+ * the start of the POST or publish.
  *
- * Run after `npm run build`: node bench/webhooks.js [events, default 2000]
+ * Run after `npm run build`: node bench/webhooks.js [events, default 2000] [embedded|postgres|both]
+ * The Postgres server is taken from BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres),
+ * RabbitMQ from BENCH_AMQP_URL (default amqp://guest:guest@127.0.0.1:5672).
  */
 const fs = require('node:fs');
 const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
-const { randomUUID } = require('node:crypto');
+const { randomUUID, randomBytes } = require('node:crypto');
+const amqp = require('amqplib');
+const knexFactory = require('knex');
 const { Webhook } = require('standardwebhooks');
 const { loadConfig, startHub, readWorld, DEMO_WORLD_FILE } = require('../shared/dist');
 
 const EVENTS = Number(process.argv[2] ?? 2000);
+const WHICH = process.argv[3] ?? 'both';
+const POSTGRES = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const AMQP = process.env.BENCH_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
 const SUBSCRIPTIONS = 4;
 const CONCURRENCY = SUBSCRIPTIONS * 4;
 const BATCH = 100;
+const PACED_EVENTS = 100;
+const PACED_PER_SECOND = 20;
+const ARRIVAL_DEADLINE_MS = 600_000;
 const SECRET = 'whsec_' + Buffer.alloc(32, 5).toString('base64');
+const EVENT_TYPE = 'costProposal.created';
 
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const loadAverage = () => os.loadavg().map((value) => +value.toFixed(1));
 
-function summary(count, startedAt, latencies) {
-  const elapsed = (Math.max(...latencies.map((l) => l.at)) - startedAt) / 1000;
-  const sorted = latencies.map((l) => l.ms).sort((a, b) => a - b);
-  return { deliveries: count, perSecond: Math.round(count / elapsed), latencyP50ms: +percentile(sorted, 50).toFixed(1), latencyP99ms: +percentile(sorted, 99).toFixed(1) };
+/** Where every receiver reports what it read: the webhook-id and when. */
+const arrivals = { list: [], take() { const taken = this.list; this.list = []; return taken; } };
+const arrive = (id) => arrivals.list.push({ id, at: Date.now() });
+
+async function allArrived(count) {
+  const deadline = Date.now() + ARRIVAL_DEADLINE_MS;
+  while (arrivals.list.length < count) {
+    if (Date.now() > deadline) throw new Error(`Only ${arrivals.list.length} of ${count} deliveries arrived`);
+    await sleep(20);
+  }
+  return arrivals.take();
 }
 
-/** A keep-alive receiver answering 204; `onRequest` sees each webhook-id as it is read. */
-async function startReceiver(onRequest) {
-  const server = http.createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
-    req.resume();
-    req.on('end', () => {
-      onRequest(req.headers['webhook-id'], req.url);
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, url: `http://127.0.0.1:${server.address().port}` };
+/** Deliveries per second over the whole run and latency from each id's start. */
+function summary(startedAt, received, startOf) {
+  const elapsedS = (Math.max(...received.map((r) => r.at)) - startedAt) / 1000;
+  const sorted = received.map((r) => r.at - startOf.get(r.id)).sort((a, b) => a - b);
+  return { deliveries: received.length, perSecond: Math.round(received.length / elapsedS), latencyP50ms: percentile(sorted, 50), latencyP99ms: percentile(sorted, 99) };
 }
 
 function payloadOf(i, guid) {
   return { id: i + 1, guid, externalId: null, name: 'Screen replacement', priceNet: 1490, currency: 'NOK', isActive: true, reaction: null, serviceProviderId: 10 };
 }
 
-async function viaService(receiverUrl, arrivals) {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-bench-'));
+function signedHeaders(webhook, id, body) {
+  const now = new Date();
+  return {
+    'webhook-id': id,
+    'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+    'webhook-signature': webhook.sign(id, now, body),
+    'webhook-event-type': EVENT_TYPE,
+  };
+}
+
+/** A keep-alive receiver answering 204. */
+async function startHttpReceiver() {
+  const server = http.createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
+    req.resume();
+    req.on('end', () => {
+      arrive(req.headers['webhook-id']);
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    targets: Array.from({ length: SUBSCRIPTIONS }, (_, i) => ({ kind: 'http', url: `http://127.0.0.1:${server.address().port}/s${i + 1}` })),
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
+
+/** One durable queue per subscription, consumed on its own connection. */
+async function startAmqpReceiver() {
+  const connection = await amqp.connect(AMQP);
+  const channel = await connection.createChannel();
+  await channel.prefetch(1000);
+  const queues = Array.from({ length: SUBSCRIPTIONS }, (_, i) => `hub-bench-${randomBytes(4).toString('hex')}-s${i + 1}`);
+  for (const queue of queues) {
+    await channel.assertQueue(queue, { durable: true });
+    // A null message is the cancel that deleting the queue sends.
+    await channel.consume(queue, (message) => message && arrive(message.properties.messageId), { noAck: true });
+  }
+  return {
+    targets: queues.map((queue) => ({ kind: 'amqp', url: AMQP, queue })),
+    close: async () => {
+      for (const queue of queues) await channel.deleteQueue(queue);
+      await connection.close();
+    },
+  };
+}
+
+/** Ingests a burst of events, then a paced trickle, through a hub whose subscriptions point at `targets`. */
+async function viaService(env, targets) {
   const demo = readWorld(DEMO_WORLD_FILE);
   const world = {
     ...demo,
     webhooks: {
       ...demo.webhooks,
-      subscriptions: Array.from({ length: SUBSCRIPTIONS }, (_, i) => ({
-        id: i + 1,
-        accountId: 3, // Power, partner 2
-        eventTypes: ['costProposal.created'],
-        target: { kind: 'http', url: `${receiverUrl}/s${i + 1}` },
-        secret: SECRET,
-      })),
+      subscriptions: targets.map((target, i) => ({ id: i + 1, accountId: 3 /* Power, partner 2 */, eventTypes: [EVENT_TYPE], target, secret: SECRET })),
     },
   };
   const config = {
-    ...loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'error', LOAD_DEMO_WORLD: 'false', METRICS: 'false', DATA_DIR: dataDir }),
+    // Receivers are on loopback, which target safety denies unless the allow list names it.
+    ...loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'error', LOAD_DEMO_WORLD: 'false', METRICS: 'false', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', ...env }),
     services: ['catalog', 'webhooks'],
   };
   const broker = await startHub(config, { initialWorld: world });
-  try {
-    const ingestedAt = new Map();
-    const events = Array.from({ length: EVENTS }, (_, i) => {
+  const events = (count) =>
+    Array.from({ length: count }, (_, i) => {
       const guid = randomUUID();
-      return { id: randomUUID(), type: 'costProposal.created', source: 'bench', occurredAt: new Date().toISOString(), caseGuid: guid, audience: { partnerId: 2 }, payload: payloadOf(i, guid) };
+      return { id: randomUUID(), type: EVENT_TYPE, source: 'bench', occurredAt: new Date().toISOString(), caseGuid: guid, audience: { partnerId: 2 }, payload: payloadOf(i, guid) };
     });
+  const ingest = async (batch, ingestedAt) => {
+    const at = Date.now();
+    for (const event of batch) ingestedAt.set(event.id, at);
+    await broker.call('webhooks.ingest', { events: batch });
+  };
+  try {
+    const burstAt = new Map();
+    const burst = events(EVENTS);
     const startedAt = Date.now();
-    for (let i = 0; i < events.length; i += BATCH) {
-      const batch = events.slice(i, i + BATCH);
-      const at = Date.now();
-      for (const event of batch) ingestedAt.set(event.id, at);
-      await broker.call('webhooks.ingest', { events: batch });
+    for (let i = 0; i < burst.length; i += BATCH) await ingest(burst.slice(i, i + BATCH), burstAt);
+    const burstResult = summary(startedAt, await allArrived(EVENTS * SUBSCRIPTIONS), burstAt);
+
+    const pacedAt = new Map();
+    const pacedStart = Date.now();
+    for (const [i, event] of events(PACED_EVENTS).entries()) {
+      await sleep(pacedStart + (i * 1000) / PACED_PER_SECOND - Date.now());
+      await ingest([event], pacedAt);
     }
-    const expected = EVENTS * SUBSCRIPTIONS;
-    while (arrivals.length < expected) await new Promise((resolve) => setTimeout(resolve, 20));
-    const latencies = arrivals.map(({ id, at }) => ({ at, ms: at - ingestedAt.get(id) }));
-    return summary(expected, startedAt, latencies);
+    const { latencyP50ms, latencyP99ms } = summary(pacedStart, await allArrived(PACED_EVENTS * SUBSCRIPTIONS), pacedAt);
+    return { ...burstResult, paced: { eventsPerSecond: PACED_PER_SECOND, deliveries: PACED_EVENTS * SUBSCRIPTIONS, latencyP50ms, latencyP99ms } };
   } finally {
     await broker.stop();
-    fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
-/** The same number of signed POSTs of the same bodies, CONCURRENCY workers over keep-alive sockets. */
-async function rawLoop(receiverUrl, arrivals) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+/** The same number of sends of the same bodies, CONCURRENCY workers, spread over the targets. */
+async function rawLoop(send) {
   const webhook = new Webhook(SECRET);
   const total = EVENTS * SUBSCRIPTIONS;
   const sentAt = new Map();
   let next = 0;
-  const post = (id, body, target) =>
-    new Promise((resolve, reject) => {
-      const now = new Date();
-      const req = http.request(`${receiverUrl}/${target}`, {
-        method: 'POST',
-        agent,
-        headers: {
-          'content-type': 'application/json',
-          'webhook-id': id,
-          'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
-          'webhook-signature': webhook.sign(id, now, body),
-          'webhook-event-type': 'costProposal.created',
-        },
-      });
-      req.on('response', (res) => {
-        res.resume();
-        res.on('end', resolve);
-      });
-      req.on('error', reject);
-      req.end(body);
-    });
   const startedAt = Date.now();
   const worker = async () => {
     while (next < total) {
       const i = next++;
       const id = randomUUID();
-      const guid = randomUUID();
+      const body = JSON.stringify(payloadOf(i, randomUUID()));
       sentAt.set(id, Date.now());
-      await post(id, JSON.stringify(payloadOf(i, guid)), `s${(i % SUBSCRIPTIONS) + 1}`);
+      await send(i % SUBSCRIPTIONS, body, signedHeaders(webhook, id, body));
     }
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  agent.destroy();
-  const latencies = arrivals.map(({ id, at }) => ({ at, ms: at - sentAt.get(id) }));
-  return summary(total, startedAt, latencies);
+  return summary(startedAt, await allArrived(total), sentAt);
+}
+
+async function rawHttp(targets) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  try {
+    return await rawLoop(
+      (target, body, headers) =>
+        new Promise((resolve, reject) => {
+          const req = http.request(targets[target].url, { method: 'POST', agent, headers: { ...headers, 'content-type': 'application/json' } });
+          req.on('response', (res) => {
+            res.resume();
+            res.on('end', resolve);
+          });
+          req.on('error', reject);
+          req.end(body);
+        }),
+    );
+  } finally {
+    agent.destroy();
+  }
+}
+
+async function rawAmqp(targets) {
+  const connection = await amqp.connect(AMQP);
+  const channel = await connection.createConfirmChannel();
+  try {
+    return await rawLoop(
+      (target, body, headers) =>
+        new Promise((resolve, reject) => {
+          const options = { persistent: true, mandatory: true, contentType: 'application/json', messageId: headers['webhook-id'], type: EVENT_TYPE, headers };
+          channel.publish('', targets[target].queue, Buffer.from(body), options, (err) => (err ? reject(err) : resolve()));
+        }),
+    );
+  } finally {
+    await connection.close();
+  }
+}
+
+async function measure(database, env) {
+  const results = [];
+  for (const [transport, startReceiver, raw] of [
+    ['HTTP', startHttpReceiver, rawHttp],
+    ['AMQP', startAmqpReceiver, rawAmqp],
+  ]) {
+    const receiver = await startReceiver();
+    try {
+      const loadAtStart = loadAverage();
+      const service = await viaService(await env(), receiver.targets);
+      const rawResult = await raw(receiver.targets);
+      results.push({ database, transport, loadAtStart, loadAtEnd: loadAverage(), service, raw: rawResult });
+    } finally {
+      await receiver.close();
+    }
+  }
+  return results;
 }
 
 async function main() {
-  let arrivals = [];
-  const receiver = await startReceiver((id) => arrivals.push({ id, at: Date.now() }));
-  try {
-    const service = await viaService(receiver.url, arrivals);
-    arrivals = [];
-    const raw = await rawLoop(receiver.url, arrivals);
-    console.log(JSON.stringify({ node: process.version, cpus: os.cpus().length, events: EVENTS, subscriptions: SUBSCRIPTIONS, concurrency: CONCURRENCY, webhooksService: service, rawSignedPosts: raw }, null, 2));
-  } finally {
-    receiver.server.closeAllConnections();
-    receiver.server.close();
+  const results = [];
+  if (WHICH !== 'postgres') {
+    const dataDirs = [];
+    const env = async () => {
+      dataDirs.push(fs.mkdtempSync(path.join(os.tmpdir(), 'hub-bench-')));
+      return { DATA_DIR: dataDirs.at(-1) };
+    };
+    try {
+      results.push(...(await measure('embedded (PGlite, on disk)', env)));
+    } finally {
+      for (const dir of dataDirs) fs.rmSync(dir, { recursive: true, force: true });
+    }
   }
+  if (WHICH !== 'embedded') {
+    const admin = knexFactory({ client: 'pg', connection: POSTGRES, pool: { min: 0, max: 1 } });
+    const names = [];
+    const env = async () => {
+      names.push(`hub_bench_${randomBytes(4).toString('hex')}`);
+      await admin.raw(`create database ${names.at(-1)}`);
+      const url = new URL(POSTGRES);
+      url.pathname = `/${names.at(-1)}`;
+      return { DATABASE_URL: url.toString() };
+    };
+    try {
+      results.push(...(await measure('Postgres server (pool 10)', env)));
+    } finally {
+      for (const name of names) await admin.raw(`drop database if exists ${name} with (force)`);
+      await admin.destroy();
+    }
+  }
+  console.log(JSON.stringify({ node: process.version, cpus: os.cpus().length, events: EVENTS, subscriptions: SUBSCRIPTIONS, concurrency: CONCURRENCY, results }, null, 2));
 }
 
 main().catch((err) => {

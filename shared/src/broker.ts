@@ -6,17 +6,11 @@ import { BrokerOptions, ServiceBroker, Errors } from 'moleculer';
 import type { HubConfig } from './config';
 import { attachContext, openedDatabaseOf } from './context';
 import type { EmbeddedDatabaseOptions } from './db';
+import { jsonLogLine, RequestLogMiddleware } from './request-log';
+import { tracingOptions } from './tracing';
 import { HubValidator } from './validator';
 
 export function brokerOptions(config: HubConfig): BrokerOptions {
-  const tracingExporter =
-    config.tracing.kind === 'console'
-      ? [{ type: 'Console' }]
-      : config.tracing.kind === 'jaeger'
-        ? [{ type: 'Jaeger', options: { endpoint: config.tracing.endpoint } }]
-        : config.tracing.kind === 'zipkin'
-          ? [{ type: 'Zipkin', options: { baseURL: config.tracing.endpoint } }]
-          : [];
   return {
     namespace: config.namespace,
     nodeID: config.nodeId,
@@ -25,7 +19,7 @@ export function brokerOptions(config: HubConfig): BrokerOptions {
     cacher: config.cacher === 'memory' ? { type: 'Memory', options: { maxParamsLength: 200 } } : { type: 'Redis', options: { redis: config.cacher, prefix: `${config.namespace}-cache`, ttl: 3600 } },
     logger: {
       type: 'Console',
-      options: { level: config.logLevel, formatter: config.logFormat === 'json' ? 'jsonext' : 'short', colors: config.logFormat !== 'json' },
+      options: { level: config.logLevel, formatter: config.logFormat === 'json' ? jsonLogLine : 'short', colors: config.logFormat !== 'json' },
     },
     logLevel: config.logLevel,
     requestTimeout: config.requestTimeoutMs,
@@ -33,8 +27,9 @@ export function brokerOptions(config: HubConfig): BrokerOptions {
     retryPolicy: { enabled: true, retries: 3, delay: 100, maxDelay: 1000, factor: 2, check: (err: Error) => Boolean((err as Errors.MoleculerError).retryable) },
     registry: { strategy: 'RoundRobin', preferLocal: true },
     metrics: { enabled: config.metrics, reporter: [] },
-    tracing: { enabled: tracingExporter.length > 0, exporter: tracingExporter },
+    tracing: tracingOptions(config.tracing),
     validator: new HubValidator(),
+    middlewares: [RequestLogMiddleware],
     // Finish in-flight requests on shutdown before the services stop.
     tracking: { enabled: true, shutdownTimeout: 10_000 },
     skipProcessEventRegistration: true,
@@ -53,4 +48,10 @@ export function createHubBroker(config: HubConfig, embedded?: EmbeddedDatabaseOp
   });
   attachContext(broker, config, embedded);
   return broker;
+}
+
+/** Whether a service of that name runs anywhere in the cluster, for callers that work without it. */
+export function isServiceRunning(broker: ServiceBroker, name: string): boolean {
+  // Moleculer's typings leave out the registry's hasService.
+  return (broker.registry as unknown as { hasService(name: string): boolean }).hasService(name);
 }

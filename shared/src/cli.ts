@@ -79,7 +79,8 @@ async function start(config: HubConfig) {
  */
 async function clusterBroker(config: HubConfig): Promise<ServiceBroker> {
   if (config.mode === 'distributed') {
-    const broker = createHubBroker({ ...config, services: [] }, undefined, { logLevel: 'warn' });
+    // The logger's own level is the configured one; a CLI node prints only what goes wrong.
+    const broker = createHubBroker({ ...config, services: [], logLevel: 'warn' });
     await broker.start();
     await broker.waitForServices(['catalog'], 30_000);
     return broker;

@@ -19,7 +19,7 @@ export const ALL_SERVICES = [
 ] as const;
 export type ServiceName = (typeof ALL_SERVICES)[number];
 
-export type TracingExporter = { kind: 'none' } | { kind: 'console' } | { kind: 'jaeger' | 'zipkin'; endpoint: string };
+export type TracingExporter = { kind: 'none' } | { kind: 'console' } | { kind: 'zipkin'; endpoint: string };
 
 export interface HubConfig {
   /** embedded: one process, in-process transport, PGlite; distributed: NATS and a Postgres server. */
@@ -77,6 +77,11 @@ export interface HubConfig {
   smtpUrl?: string;
   /** The From address of case emails. */
   mailFrom: string;
+  /**
+   * How long a case/create Idempotency-Key answers a retry with the case it made; after that the
+   * key is forgotten and may book again.
+   */
+  idempotencyKeyTtlMs: number;
 }
 
 export class ConfigError extends Error {
@@ -154,22 +159,35 @@ function tracing(env: Env): TracingExporter {
   const raw = env.TRACING;
   if (raw === undefined || raw === '' || raw === 'none') return { kind: 'none' };
   if (raw === 'console') return { kind: 'console' };
-  const match = /^(jaeger|zipkin):(https?:\/\/.+)$/.exec(raw);
-  if (!match) throw new ConfigError('TRACING', `must be none, console, jaeger:<url> or zipkin:<url>, got "${raw}"`);
-  return { kind: match[1] as 'jaeger' | 'zipkin', endpoint: match[2] };
+  const match = /^zipkin:(https?:\/\/.+)$/.exec(raw);
+  // Jaeger takes spans in the Zipkin format, so one exporter serves both.
+  if (!match) throw new ConfigError('TRACING', `must be none, console or zipkin:<url> (for Jaeger, its Zipkin endpoint: zipkin:http://jaeger:9411), got "${raw}"`);
+  return { kind: 'zipkin', endpoint: match[1] };
 }
 
 /** The Standard Webhooks example schedule: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h. */
 export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = '0,5s,5m,30m,2h,5h,10h,14h,20h,24h';
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
+function millisecondsOf(item: string): number | null {
+  const match = /^(\d+)(ms|s|m|h)?$/.exec(item.trim());
+  return match ? Number(match[1]) * DURATION_UNITS[match[2] ?? 'ms'] : null;
+}
+
 function durations(env: Env, name: string, fallback: string): number[] {
   const raw = env[name] === undefined || env[name] === '' ? fallback : env[name]!;
   return raw.split(',').map((item) => {
-    const match = /^(\d+)(ms|s|m|h)?$/.exec(item.trim());
-    if (!match) throw new ConfigError(name, `must be a comma-separated list of durations such as 0,5s,5m,2h, got "${raw}"`);
-    return Number(match[1]) * DURATION_UNITS[match[2] ?? 'ms'];
+    const ms = millisecondsOf(item);
+    if (ms === null) throw new ConfigError(name, `must be a comma-separated list of durations such as 0,5s,5m,2h, got "${raw}"`);
+    return ms;
   });
+}
+
+function duration(env: Env, name: string, fallback: string): number {
+  const raw = env[name] === undefined || env[name] === '' ? fallback : env[name]!;
+  const ms = millisecondsOf(raw);
+  if (!ms) throw new ConfigError(name, `must be a positive duration such as 90s, 30m or 24h, got "${raw}"`);
+  return ms;
 }
 
 function networks(env: Env, name: string, fallback: string[]): string[] {
@@ -219,5 +237,6 @@ export function loadConfig(env: Env = process.env): HubConfig {
     uploadBodyLimitBytes: bytes(env, 'UPLOAD_BODY_LIMIT', 32 * 1024 * 1024),
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     mailFrom: env.MAIL_FROM || 'Service hub <no-reply@service-hub.invalid>',
+    idempotencyKeyTtlMs: duration(env, 'IDEMPOTENCY_KEY_TTL', '24h'),
   };
 }

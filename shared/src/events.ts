@@ -64,3 +64,4 @@ export interface CasePartiesEntry {
  * webhook): `booking.caseCores({ guids })`, one entry per known guid.
  */
 export const CASE_CORES_ACTION = 'booking.caseCores';
+export type CaseCore = Record<string, unknown> & { guid: string };

@@ -1,11 +1,13 @@
 /**
- * Liveness and readiness of a process, for orchestrators. The gateway answers them on its own
- * port; a process without the gateway serves the same two endpoints on HEALTH_PORT when set.
+ * Liveness and readiness of a process, for orchestrators, and its metrics, for Prometheus. The
+ * gateway answers them on its own port; a process without the gateway serves the same endpoints
+ * on HEALTH_PORT when set.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ServiceBroker, ServiceSchema } from 'moleculer';
 import { openedDatabaseOf } from './context';
+import { PROMETHEUS_CONTENT_TYPE, prometheusReporterOf, type ScrapedPrometheusReporter } from './metrics';
 
 export interface Readiness {
   ok: boolean;
@@ -25,14 +27,15 @@ export async function readiness(broker: ServiceBroker): Promise<Readiness> {
   return { ok: Object.values(checks).every((value) => value === 'ok'), checks };
 }
 
-type HealthThis = { broker: ServiceBroker; server: http.Server; logger: { info(...args: unknown[]): void } };
+type HealthThis = { broker: ServiceBroker; server: http.Server; prometheus?: ScrapedPrometheusReporter; logger: { info(...args: unknown[]): void } };
 
-/** A service that listens on `port` with GET /health/live and GET /health/ready. */
+/** A service that listens on `port` with GET /health/live, GET /health/ready and GET /metrics. */
 export function healthServiceSchema(port: number, host: string): ServiceSchema {
   const schema: ServiceSchema<Record<string, never>, HealthThis> = {
     name: '$health',
 
     created(this: HealthThis) {
+      this.prometheus = prometheusReporterOf(this.broker);
       this.server = http.createServer((req, res) => {
         const answer = (status: number, body: unknown) => {
           res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8' });
@@ -40,6 +43,10 @@ export function healthServiceSchema(port: number, host: string): ServiceSchema {
         };
         if (req.method !== 'GET') return answer(405, { error: { message: 'Method not allowed' } });
         if (req.url === '/health/live') return answer(200, { status: 'ok' });
+        if (req.url === '/metrics' && this.prometheus) {
+          res.writeHead(200, { 'Content-Type': PROMETHEUS_CONTENT_TYPE });
+          return res.end(this.prometheus.render());
+        }
         if (req.url !== '/health/ready') return answer(404, { error: { message: 'Not found' } });
         readiness(this.broker).then(
           ({ ok, checks }) => answer(ok ? 200 : 503, { status: ok ? 'ok' : 'unavailable', checks }),
@@ -52,7 +59,7 @@ export function healthServiceSchema(port: number, host: string): ServiceSchema {
       return new Promise<void>((resolve, reject) => {
         this.server.once('error', reject);
         this.server.listen(port, host, () => {
-          this.logger.info(`Health endpoints on port ${(this.server.address() as AddressInfo).port}`);
+          this.logger.info(`Health and metrics endpoints on port ${(this.server.address() as AddressInfo).port}`);
           resolve();
         });
       });

@@ -11,6 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { ServiceSchema, Service, ServiceSettingSchema } from 'moleculer';
+import type { DbService } from './db.mixin';
 
 /** Who may be told about the event: the webhooks service picks their subscriptions. */
 export interface Audience {
@@ -142,6 +143,9 @@ interface RelayState {
   nextAttemptAt: number;
 }
 
+/** The `this` of a service with DbMixin and OutboxMixin, which writes events and relays them. */
+export type OutboxDbService = Service & DbService & { relayOutbox(): void };
+
 type OutboxService = Service & {
   db: { knex: Knex };
   outboxSchema: string;
@@ -164,6 +168,19 @@ export function OutboxMixin(schema: string): Partial<ServiceSchema> {
           const pending = this.db ? await pendingEventCount(this.db.knex, schema) : 0;
           return { service: this.name, pending };
         },
+      },
+    },
+
+    events: {
+      /** The sink may have just joined or come back (a restart, NATS again): stop waiting out the backoff. */
+      '$services.changed'(this: OutboxService) {
+        const state = this.outboxRelay;
+        if (state.failures === 0) return;
+        // After the attempt under way, whose failure would set the backoff again.
+        void Promise.resolve(state.running).then(() => {
+          state.nextAttemptAt = 0;
+          this.relayOutbox();
+        });
       },
     },
 

@@ -178,22 +178,17 @@ const contact = {
     countryCode: { type: 'string', length: 2, optional: true, nullable: true },
   },
 };
-const named = (extra: Record<string, unknown> = {}) => ({
-  type: 'array',
-  optional: true,
-  items: {
-    type: 'object',
-    strict: true,
-    props: {
-      id,
-      name: text(255),
-      aliases: { type: 'array', items: text(255), optional: true },
-      properties: { type: 'object', optional: true },
-      externalData: { type: 'any', optional: true },
-      ...extra,
-    },
-  },
-});
+/** An optional list of entries with exactly these keys. */
+const listOf = (props: Record<string, unknown>) => ({ type: 'array', optional: true, items: { type: 'object', strict: true, props } });
+const named = (extra: Record<string, unknown> = {}) =>
+  listOf({
+    id,
+    name: text(255),
+    aliases: { type: 'array', items: text(255), optional: true },
+    properties: { type: 'object', optional: true },
+    externalData: { type: 'any', optional: true },
+    ...extra,
+  });
 const postalCode = { type: 'string', min: 3, max: 10 };
 
 /** The fields of one model entry; the models service checks its POST body with the same rules. */
@@ -216,66 +211,34 @@ const weekdays = { type: 'array', items: { type: 'number', integer: true, min: 1
 
 const worldSchema = {
   $$strict: true,
-  partners: {
-    type: 'array',
-    optional: true,
-    items: {
+  partners: listOf({
+    id,
+    name: text(255),
+    contactData: contact,
+    settings: {
       type: 'object',
+      optional: true,
       strict: true,
       props: {
-        id,
-        name: text(255),
-        contactData: contact,
-        settings: {
-          type: 'object',
-          optional: true,
-          strict: true,
-          props: {
-            emailsEnabled: { type: 'boolean', optional: true },
-            supportsPackaging: { type: 'boolean', optional: true },
-            partnerSpecificKey: text(64, true),
-          },
-        },
+        emailsEnabled: { type: 'boolean', optional: true },
+        supportsPackaging: { type: 'boolean', optional: true },
+        partnerSpecificKey: text(64, true),
       },
     },
-  },
-  providers: {
-    type: 'array',
-    optional: true,
-    items: {
-      type: 'object',
-      strict: true,
-      props: {
-        id,
-        name: text(255),
-        contactData: contact,
-        departments: {
-          type: 'array',
-          optional: true,
-          items: { type: 'object', strict: true, props: { id, name: text(255), externalData: { type: 'any', optional: true }, contactData: contact } },
-        },
-        statusKeys: {
-          type: 'array',
-          optional: true,
-          items: { type: 'object', strict: true, props: { key: { type: 'string', pattern: /^[a-z0-9_.-]{1,64}$/ }, name: text(255) } },
-        },
-        invoiceStatuses: {
-          type: 'array',
-          optional: true,
-          items: { type: 'object', strict: true, props: { key: text(255), name: text(255, true), sendToClient: 'boolean' } },
-        },
-      },
-    },
-  },
+  }),
+  providers: listOf({
+    id,
+    name: text(255),
+    contactData: contact,
+    departments: listOf({ id, name: text(255), externalData: { type: 'any', optional: true }, contactData: contact }),
+    statusKeys: listOf({ key: { type: 'string', pattern: /^[a-z0-9_.-]{1,64}$/ }, name: text(255) }),
+    invoiceStatuses: listOf({ key: text(255), name: text(255, true), sendToClient: 'boolean' }),
+  }),
   manufacturers: named(),
   serviceTypes: named(),
   productTypes: named(),
   serviceLocations: named(),
-  accessories: {
-    type: 'array',
-    optional: true,
-    items: { type: 'object', strict: true, props: { id, name: text(255), productTypes: { type: 'array', items: id } } },
-  },
+  accessories: listOf({ id, name: text(255), productTypes: { type: 'array', items: id } }),
   shippingMethods: named({
     properties: {
       type: 'object',
@@ -299,100 +262,60 @@ const worldSchema = {
         horizonDays: { type: 'number', integer: true, min: 1, max: 120 },
         holidays: { type: 'array', optional: true, items: { type: 'string', pattern: /^\d{4}-\d{2}-\d{2}$/ } },
         window: timeWindow,
-        areas: {
-          type: 'array',
-          optional: true,
-          items: { type: 'object', strict: true, props: { postalCodeFrom: postalCode, postalCodeTo: postalCode, weekdays, window: timeWindow } },
-        },
+        areas: listOf({ postalCodeFrom: postalCode, postalCodeTo: postalCode, weekdays, window: timeWindow }),
       },
     },
   }),
-  competences: {
-    type: 'array',
-    optional: true,
-    items: {
-      type: 'object',
-      strict: true,
-      props: {
-        id,
-        partnerId: id,
-        providerId: id,
-        departmentId: { ...id, optional: true, nullable: true },
-        originatorTypes: { type: 'array', optional: true, items: { type: 'enum', values: ['private', 'helpdesk'] } },
-        bookingTypes: { type: 'array', optional: true, items: { type: 'enum', values: ['companyToPrivate', 'privateToPrivate'] } },
-        serviceTypes: ids,
-        manufacturers: ids,
-        productTypes: ids,
-        serviceLocations: ids,
-        shippingMethods: ids,
-        postalCodes: { type: 'array', optional: true, items: { type: 'object', strict: true, props: { from: postalCode, to: postalCode } } },
-        models: { type: 'array', optional: true, items: text(255) },
-        priority: { type: 'number', integer: true, optional: true },
-        primary: { type: 'boolean', optional: true },
-        sesam: nullableText,
-        persDep: nullableText,
-        overrideCode: nullableText,
-        partnerCompetence: { type: 'object', optional: true, props: { id, overrideCode: nullableText } },
-      },
-    },
-  },
-  accounts: {
-    type: 'array',
-    optional: true,
-    items: {
-      type: 'object',
-      strict: true,
-      props: {
-        id,
-        name: text(255),
-        role: { type: 'enum', values: ['partner', 'provider', 'admin'] },
-        partnerId: { ...id, optional: true, nullable: true },
-        providerId: { ...id, optional: true, nullable: true },
-        token: { type: 'string', min: 16, max: 256, optional: true },
-        tokenSha256: { type: 'string', pattern: /^[0-9a-f]{64}$/, optional: true },
-        canForceProvider: { type: 'boolean', optional: true },
-      },
-    },
-  },
+  competences: listOf({
+    id,
+    partnerId: id,
+    providerId: id,
+    departmentId: { ...id, optional: true, nullable: true },
+    originatorTypes: { type: 'array', optional: true, items: { type: 'enum', values: ['private', 'helpdesk'] } },
+    bookingTypes: { type: 'array', optional: true, items: { type: 'enum', values: ['companyToPrivate', 'privateToPrivate'] } },
+    serviceTypes: ids,
+    manufacturers: ids,
+    productTypes: ids,
+    serviceLocations: ids,
+    shippingMethods: ids,
+    postalCodes: listOf({ from: postalCode, to: postalCode }),
+    models: { type: 'array', optional: true, items: text(255) },
+    priority: { type: 'number', integer: true, optional: true },
+    primary: { type: 'boolean', optional: true },
+    sesam: nullableText,
+    persDep: nullableText,
+    overrideCode: nullableText,
+    partnerCompetence: { type: 'object', optional: true, props: { id, overrideCode: nullableText } },
+  }),
+  accounts: listOf({
+    id,
+    name: text(255),
+    role: { type: 'enum', values: ['partner', 'provider', 'admin'] },
+    partnerId: { ...id, optional: true, nullable: true },
+    providerId: { ...id, optional: true, nullable: true },
+    token: { type: 'string', min: 16, max: 256, optional: true },
+    tokenSha256: { type: 'string', pattern: /^[0-9a-f]{64}$/, optional: true },
+    canForceProvider: { type: 'boolean', optional: true },
+  }),
   webhooks: {
     type: 'object',
     optional: true,
     strict: true,
     props: {
-      subscriptions: {
-        type: 'array',
-        optional: true,
-        items: {
-          type: 'object',
-          strict: true,
-          props: {
-            id,
-            accountId: id,
-            eventTypes: { type: 'array', min: 1, items: text(64) },
-            target: { type: 'object' },
-            secret: { type: 'string', pattern: /^whsec_[A-Za-z0-9+/=]{24,}$/, optional: true },
-            statusTransitions: {
-              type: 'array',
-              optional: true,
-              items: { type: 'object', strict: true, props: { from: { ...nullableText }, to: { ...nullableText } } },
-            },
-          },
-        },
-      },
-      statusMappings: {
-        type: 'array',
-        optional: true,
-        items: { type: 'object', strict: true, props: { partnerId: id, providerKey: text(64), partnerKey: text(64) } },
-      },
-      blacklists: {
-        type: 'array',
-        optional: true,
-        items: { type: 'object', strict: true, props: { partnerId: id, key: text(64) } },
-      },
+      subscriptions: listOf({
+        id,
+        accountId: id,
+        eventTypes: { type: 'array', min: 1, items: text(64) },
+        target: { type: 'object' },
+        secret: { type: 'string', pattern: /^whsec_[A-Za-z0-9+/=]{24,}$/, optional: true },
+        statusTransitions: listOf({ from: { ...nullableText }, to: { ...nullableText } }),
+      }),
+      statusMappings: listOf({ partnerId: id, providerKey: text(64), partnerKey: text(64) }),
+      blacklists: listOf({ partnerId: id, key: text(64) }),
     },
   },
-  models: { type: 'array', optional: true, items: { type: 'object', strict: true, props: MODEL_ENTRY_RULES } },
-  tags: { type: 'array', optional: true, items: { type: 'object', strict: true, props: { id, name: text(255) } } },
+  models: listOf(MODEL_ENTRY_RULES),
+  tags: listOf({ id, name: text(255) }),
 };
 
 const checkShape = validator.compile(worldSchema);
@@ -422,8 +345,47 @@ function references(errors: WorldError[], field: string, wanted: number | null |
 
 const EVENT_TYPES: readonly string[] = WEBHOOK_EVENT_TYPES;
 
-/** Checks a whole world; an empty list means it may be loaded. */
-export function validateWorld(input: unknown): WorldError[] {
+/** A manufacturer, product type or other named reference as the catalog keeps it. */
+export interface NamedEntry {
+  id: number;
+  name: string;
+  aliases?: string[];
+}
+
+/**
+ * An entry by id, or (for text that is not all digits) by name or alias, ignoring case. Query
+ * strings carry every value as text, so "3" is the id 3.
+ */
+export function findNamed<T extends NamedEntry>(list: T[], value: number | string): T | null {
+  if (typeof value === 'number' || /^\d+$/.test(value.trim())) {
+    const id = Number(value);
+    return list.find((entry) => entry.id === id) ?? null;
+  }
+  const wanted = value.trim().toLowerCase();
+  return list.find((entry) => entry.name.toLowerCase() === wanted || (entry.aliases ?? []).some((alias) => alias.toLowerCase() === wanted)) ?? null;
+}
+
+/**
+ * What the catalog holds before a load, for the references a file may make to entries it does
+ * not carry itself (models naming a manufacturer or product type).
+ */
+export interface StoredReferences {
+  manufacturers: NamedEntry[];
+  productTypes: NamedEntry[];
+}
+
+/** The entries a list will hold after a load: the file's own, then the stored ones it does not replace. */
+function afterLoad(fromFile: NamedEntry[] | undefined, stored: NamedEntry[]): NamedEntry[] {
+  const replaced = new Set((fromFile ?? []).map((entry) => entry.id));
+  return [...(fromFile ?? []), ...stored.filter((entry) => !replaced.has(entry.id))];
+}
+
+/**
+ * Checks a whole world; an empty list means it may be loaded. With `stored` (what the catalog
+ * holds now) the models' manufacturers and product types are checked too, so a file naming an
+ * unknown one is refused before the catalog's part is written.
+ */
+export function validateWorld(input: unknown, stored?: StoredReferences): WorldError[] {
   if (!input || typeof input !== 'object' || Array.isArray(input)) return [{ field: '', message: 'A world must be a JSON object' }];
   const shape = checkShape(input);
   if (shape !== true) {
@@ -509,6 +471,17 @@ export function validateWorld(input: unknown): WorldError[] {
   });
   world.webhooks?.statusMappings?.forEach((mapping, i) => references(errors, `webhooks.statusMappings[${i}].partnerId`, mapping.partnerId, partners, 'partner'));
   world.webhooks?.blacklists?.forEach((entry, i) => references(errors, `webhooks.blacklists[${i}].partnerId`, entry.partnerId, partners, 'partner'));
+  if (stored && world.models?.length) {
+    const known = { manufacturer: afterLoad(world.manufacturers, stored.manufacturers), productType: afterLoad(world.productTypes, stored.productTypes) };
+    world.models.forEach((model, i) => {
+      for (const field of ['manufacturer', 'productType'] as const) {
+        if (!findNamed(known[field], model[field])) {
+          const what = field === 'manufacturer' ? 'manufacturer' : 'product type';
+          errors.push({ field: `models[${i}].${field}`, message: `${what} ${JSON.stringify(model[field])} is neither in the file nor in the catalog` });
+        }
+      }
+    });
+  }
   return errors;
 }
 

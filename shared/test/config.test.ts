@@ -18,6 +18,11 @@ describe('loadConfig', () => {
     expect(loadConfig({ SMTP_URL: 'smtp://mail:25', FILE_MAX_SIZE: '2mb' })).toMatchObject({ smtpUrl: 'smtp://mail:25', fileMaxBytes: 2 * 1024 * 1024 });
   });
 
+  it('keeps Idempotency-Keys a day unless IDEMPOTENCY_KEY_TTL says otherwise', () => {
+    expect(loadConfig({}).idempotencyKeyTtlMs).toBe(24 * 3_600_000);
+    expect(loadConfig({ IDEMPOTENCY_KEY_TTL: '90m' }).idempotencyKeyTtlMs).toBe(90 * 60_000);
+  });
+
   it('switches to distributed mode with a database or a transporter', () => {
     const config = loadConfig({ DATABASE_URL: 'postgres://db/hub', TRANSPORTER: 'nats://nats:4222', CACHER: 'redis://redis:6379', SERVICES: 'booking,gateway' });
     expect(config.mode).toBe('distributed');
@@ -35,8 +40,11 @@ describe('loadConfig', () => {
     [{ METRICS: 'maybe' }, /METRICS must be true or false/],
     [{ BODY_LIMIT: 'big' }, /BODY_LIMIT must be a size/],
     [{ TRACING: 'jaeger' }, /TRACING must be/],
+    [{ TRACING: 'jaeger:http://jaeger:14268' }, /for Jaeger, its Zipkin endpoint/],
     [{ SMTP_URL: 'http://mail' }, /SMTP_URL must use smtp: or smtps:/],
     [{ FILE_MAX_SIZE: 'ten' }, /FILE_MAX_SIZE must be a size/],
+    [{ IDEMPOTENCY_KEY_TTL: '1d' }, /IDEMPOTENCY_KEY_TTL must be a positive duration/],
+    [{ IDEMPOTENCY_KEY_TTL: '0' }, /IDEMPOTENCY_KEY_TTL must be a positive duration/],
   ])('refuses %p', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);

@@ -1,16 +1,27 @@
 /**
  * The outbox on a real embedded database: an event is written with its change, relayed to the
  * sink only after commit, never written by a rolled-back change, and kept until the sink
- * acknowledges it.
+ * acknowledges it; a relay backing off from a missing sink tries again as soon as the sink joins.
  */
 import path from 'node:path';
-import type { Context, ServiceBroker } from 'moleculer';
-import { createHubBroker, DbMixin, type DbService, type DomainEvent, inTransaction, loadConfig, OUTBOX_SETTINGS, OutboxMixin, pendingEventCount, writeEvent } from '../src';
+import type { Context, Service, ServiceBroker, ServiceSchema } from 'moleculer';
+import { createHubBroker, DbMixin, type DbService, type DomainEvent, type OutboxDbService, inTransaction, loadConfig, OUTBOX_SETTINGS, OutboxMixin, pendingEventCount, writeEvent } from '../src';
 import { waitFor } from '../../test/support/hub';
 
 const received: DomainEvent[] = [];
 let sinkFails = false;
 let broker: ServiceBroker;
+
+const SINK: ServiceSchema = {
+  name: 'webhooks',
+  actions: {
+    ingest(ctx: Context<{ events: DomainEvent[] }>) {
+      if (sinkFails) throw new Error('sink down');
+      received.push(...ctx.params.events);
+      return { stored: ctx.params.events.length };
+    },
+  },
+};
 
 beforeAll(async () => {
   OUTBOX_SETTINGS.maxBackoffMs = 500;
@@ -19,7 +30,7 @@ beforeAll(async () => {
     name: 'probe',
     mixins: [DbMixin('probe', path.join(__dirname, 'outbox-probe', 'migrations')), OutboxMixin('probe')],
     actions: {
-      async write(this: DbService & { relayOutbox(): void }, ctx: Context<{ text: string; fail?: boolean }>) {
+      async write(this: OutboxDbService, ctx: Context<{ text: string; fail?: boolean }>) {
         await inTransaction(this.db.knex, async (trx) => {
           await trx('probe.notes').insert({ text: ctx.params.text });
           await writeEvent(trx, 'probe', { type: 'note.written', caseGuid: null, audience: { partnerId: 1 }, payload: { text: ctx.params.text } });
@@ -29,16 +40,7 @@ beforeAll(async () => {
       },
     },
   });
-  broker.createService({
-    name: 'webhooks',
-    actions: {
-      ingest(ctx: Context<{ events: DomainEvent[] }>) {
-        if (sinkFails) throw new Error('sink down');
-        received.push(...ctx.params.events);
-        return { stored: ctx.params.events.length };
-      },
-    },
-  });
+  broker.createService(SINK);
   await broker.start();
 });
 afterAll(() => broker.stop());
@@ -71,4 +73,21 @@ it('keeps events while the sink fails and delivers them, in order, once it answe
   await waitFor(() => received.length === 2, 'both events after recovery');
   expect(received.map((event) => event.payload.text)).toEqual(['a', 'b']);
   expect(await pending()).toBe(0);
+});
+
+it('relays at once when the missing sink joins, not after its backoff', async () => {
+  received.length = 0;
+  OUTBOX_SETTINGS.maxBackoffMs = 600_000;
+  await broker.destroyService(broker.getLocalService('webhooks') as Service);
+  const relay = (broker.getLocalService('probe') as unknown as { outboxRelay: { nextAttemptAt: number } }).outboxRelay;
+  let written = 0;
+  // Each write nudges the relay, which fails and doubles its backoff.
+  while (relay.nextAttemptAt - Date.now() < 60_000) {
+    await broker.call('probe.write', { text: `while away ${written++}` });
+    await waitFor(async () => (await pending()) === written, 'the events kept');
+  }
+  broker.createService(SINK);
+  await waitFor(() => received.length === written, 'every kept event at the joined sink');
+  expect(await pending()).toBe(0);
+  OUTBOX_SETTINGS.maxBackoffMs = 500;
 });

@@ -51,6 +51,25 @@ describe('validateWorld', () => {
   });
 });
 
+describe('validateWorld with what the catalog holds', () => {
+  const stored = { manufacturers: [{ id: 1, name: 'Apple', aliases: ['Apple Inc'] }], productTypes: [{ id: 3, name: 'Television', aliases: ['TV'] }] };
+  const model = (manufacturer: number | string, productType: number | string) => ({ manufacturer, productType, name: 'n', mpn: 'm' });
+
+  it("takes models naming the file's entries or stored ones, by id, name or alias", () => {
+    const world: World = { manufacturers: [{ id: 7, name: 'Nokla' }], models: [model('nokla', 'tv'), model(1, 3), model('APPLE INC', '3')] };
+    expect(validateWorld(world, stored)).toEqual([]);
+  });
+
+  it('names each model entry whose manufacturer or product type is neither in the file nor stored', () => {
+    const world: World = { productTypes: [{ id: 3, name: 'Monitor' }], models: [model('Nokla', 'Monitor'), model(1, 'TV')] };
+    // The file's product type 3 replaces the stored one, alias and all.
+    expect(validateWorld(world, stored)).toEqual([
+      { field: 'models[0].manufacturer', message: 'manufacturer "Nokla" is neither in the file nor in the catalog' },
+      { field: 'models[1].productType', message: 'product type "TV" is neither in the file nor in the catalog' },
+    ]);
+  });
+});
+
 describe('worldKeysPresent', () => {
   it('names the filled top-level parts and the nested parts another service loads', () => {
     const world: World = {

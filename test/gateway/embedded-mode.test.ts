@@ -4,34 +4,18 @@
  * the CLI refusing to open a directory a running hub holds.
  */
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { DEMO_TOKENS, httpRequest, waitFor } from '../support/hub';
-import { runHub, spawnHub, type HubProcess } from '../support/processes';
+import { freePort, runHub, spawnHub, waitForOk, type HubProcess } from '../support/processes';
 
 let dataDir: string;
 let env: Record<string, string>;
 let baseUrl: string;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 async function startHubProcess(): Promise<HubProcess> {
   const hub = spawnHub(['start'], env);
-  await waitFor(async () => {
-    try {
-      return (await httpRequest(baseUrl, 'GET', '/health/ready')).status === 200;
-    } catch {
-      return false;
-    }
-  }, 'the embedded hub to be ready', 90_000);
+  await waitForOk(baseUrl, '/health/ready', 'the embedded hub to be ready', { timeoutMs: 90_000 });
   return hub;
 }
 

@@ -5,19 +5,9 @@
 import { randomUUID } from 'node:crypto';
 import { databaseOf, writeEvent } from '../../shared/src';
 import { DEMO_TOKENS, startTestHub, type TestHub, waitFor } from '../support/hub';
+import { sample } from '../support/prometheus';
 
 const ROUTING_QUERY = '/api/v3/routing?serviceType=2&manufacturer=Apple&productType=1&clientPostalCode=0150';
-
-/** The value of one Prometheus sample whose labels include all of `labels`. */
-function sample(text: string, name: string, labels: Record<string, string>): number | undefined {
-  for (const line of text.split('\n')) {
-    const match = /^([\w]+)\{(.*)\} (\S+)$/.exec(line);
-    if (!match || match[1] !== name) continue;
-    const found = Object.fromEntries([...match[2].matchAll(/(\w+)="([^"]*)"/g)].map((pair) => [pair[1], pair[2]]));
-    if (Object.entries(labels).every(([key, value]) => found[key] === value)) return Number(match[3]);
-  }
-  return undefined;
-}
 
 describe('metrics', () => {
   let hub: TestHub;

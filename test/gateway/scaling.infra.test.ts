@@ -4,15 +4,12 @@
  * and a booking process told to stop (SIGTERM) finishes the call it is serving before it exits.
  */
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import type { ServiceBroker } from 'moleculer';
-import { createHubBroker, DEMO_WORLD_FILE, loadConfig, readWorld } from '../../shared/src';
-import { createServerDatabase, DEMO_TOKENS, httpRequest, INFRA, waitFor } from '../support/hub';
-import { runHub, spawnHub, type HubProcess } from '../support/processes';
+import { createHubBroker, loadConfig } from '../../shared/src';
+import { createServerDatabase, DEMO_TOKENS, httpRequest, waitFor } from '../support/hub';
+import { clusterEnv, demoWorldFor, runHub, spawnHub, waitForOk, writeWorldFile, type HubProcess } from '../support/processes';
+import { sample } from '../support/prometheus';
 
 const FIND = '/api/v3/requests/find?trackingId=scaling-test';
 
@@ -22,15 +19,6 @@ let baseUrl: string;
 const processes: Record<string, HubProcess> = {};
 /** A node of the test's own on the cluster, to ask each booking node what it served. */
 let observer: ServiceBroker;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** How many calls of an action a node has served, from its own metrics. */
 async function servedBy(nodeID: string, action: string): Promise<number> {
@@ -42,42 +30,19 @@ async function servedBy(nodeID: string, action: string): Promise<number> {
 
 beforeAll(async () => {
   database = await createServerDatabase();
-  const port = await freePort();
-  baseUrl = `http://127.0.0.1:${port}`;
-  env = {
-    DATABASE_URL: database.url,
-    TRANSPORTER: INFRA.nats,
-    CACHER: INFRA.redis,
-    NAMESPACE: `test-${randomBytes(4).toString('hex')}`,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-  };
+  ({ env, baseUrl } = await clusterEnv(database.url));
   processes.catalog = spawnHub(['start'], { ...env, SERVICES: 'catalog', NODE_ID: 'catalog-1' });
   processes.booking1 = spawnHub(['start'], { ...env, SERVICES: 'booking', NODE_ID: 'booking-1' });
   processes.booking2 = spawnHub(['start'], { ...env, SERVICES: 'booking', NODE_ID: 'booking-2' });
   processes.gateway = spawnHub(['start'], { ...env, SERVICES: 'gateway', NODE_ID: 'gateway-1' });
 
-  const demo = readWorld(DEMO_WORLD_FILE);
-  const directory = {
-    partners: demo.partners,
-    providers: demo.providers!.map(({ statusKeys: _statusKeys, invoiceStatuses: _invoiceStatuses, ...provider }) => provider),
-    accounts: demo.accounts,
-  };
-  const worldFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'hub-world-')), 'directory.json');
-  fs.writeFileSync(worldFile, JSON.stringify(directory));
-  const loaded = await runHub(['world', 'load', worldFile], env);
+  const loaded = await runHub(['world', 'load', writeWorldFile(demoWorldFor(['catalog', 'booking']))], env);
   expect(loaded.code).toBe(0);
 
   observer = createHubBroker({ ...loadConfig({ ...env, LOG_LEVEL: 'warn' }), services: [] }, undefined, { nodeID: `observer-${randomBytes(3).toString('hex')}` });
   await observer.start();
   await waitFor(() => ['booking-1', 'booking-2'].every((id) => observer.registry.nodes.get(id)?.available), 'both booking nodes', 60_000);
-  await waitFor(async () => {
-    try {
-      return (await httpRequest(baseUrl, 'GET', FIND, { token: DEMO_TOKENS.elkjop })).status === 200;
-    } catch {
-      return false;
-    }
-  }, 'the gateway to reach booking', 60_000);
+  await waitForOk(baseUrl, FIND, 'the gateway to reach booking', { token: DEMO_TOKENS.elkjop, timeoutMs: 60_000 });
 }, 180_000);
 
 afterAll(async () => {
@@ -99,6 +64,12 @@ it('balances calls through the gateway over both booking processes', async () =>
   expect(one + two).toBe(calls);
   expect(one).toBeGreaterThan(0);
   expect(two).toBeGreaterThan(0);
+});
+
+it("reports the booking outbox's backlog on the gateway's /metrics, asked of a booking process over NATS", async () => {
+  const metrics = await httpRequest(baseUrl, 'GET', '/metrics');
+  expect(metrics.status).toBe(200);
+  expect(sample(metrics.body as string, 'hub_outbox_backlog', { service: 'booking', nodeID: 'gateway-1' })).toBe(0);
 });
 
 it('finishes an in-flight call when a booking process gets SIGTERM, then leaves the cluster', async () => {

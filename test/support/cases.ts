@@ -6,46 +6,27 @@
  * off at the workshop) goes to provider 10 (Nordic Repair Center, token DEMO_TOKENS.nrc); Trygg's
  * (the same laptop, insurance repair) goes to provider 20 (Svea, DEMO_TOKENS.svea).
  */
-import type { ServiceName } from '../../shared/src';
-import { DEMO_TOKENS, type TestHub } from './hub';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Knex } from 'knex';
+import type { DbService, ServiceName } from '../../shared/src';
+import { DEMO_TOKENS, startTestHub, type TestHub } from './hub';
 
 export const BOOKING_SERVICES: ServiceName[] = ['catalog', 'routing', 'booking', 'gateway'];
 
+/** A well-formed guid no case has. */
+export const UNKNOWN_GUID = '0f9c7a1e-8d4b-4c3a-9e2f-5a6b7c8d9e0f';
+
 type Body = Record<string, any>;
 
-/** A valid case/create body for the demo partner behind the token. */
+/** A booking the demo world accepts from Elkjøp and Power, also what README's example sends. */
+const DEMO_CASE_FILE = path.resolve(__dirname, '../../world/demo-case.json');
+
+/** A valid case/create body for the demo partner behind the token (world/demo-case.json, insured for Trygg). */
 export function demoCaseBody(partnerToken: string): Body {
-  const insurance = partnerToken === DEMO_TOKENS.trygg;
-  return {
-    serviceType: insurance ? 3 : 2,
-    manufacturer: 1,
-    productType: 2,
-    location: 1,
-    shipping: 3,
-    clientPostalCode: '0150',
-    originatorType: 'private',
-    bookingType: 'companyToPrivate',
-    acceptConditions: true,
-    customer: {
-      type: 0,
-      firstName: 'Kari',
-      lastName: 'Nordmann',
-      address: 'Storgata 1',
-      postalCode: '0150',
-      city: 'Oslo',
-      countryCode: 'NO',
-      email: 'kari@example.com',
-      phone: '+4790000000',
-    },
-    orderData: { refNo: 'REF-1001' },
-    productData: {
-      model: 'MacBook Air',
-      serial: 'C02XK0AAJG5H',
-      password: '1234',
-      problemText: 'Does not start',
-      ...(insurance ? { insuranceNumber: 'POL-778899', insuranceCompany: 'Trygg Forsikring' } : {}),
-    },
-  };
+  const body = JSON.parse(fs.readFileSync(DEMO_CASE_FILE, 'utf8')) as Body;
+  if (partnerToken !== DEMO_TOKENS.trygg) return body;
+  return { ...body, serviceType: 3, productData: { ...body.productData, insuranceNumber: 'POL-778899', insuranceCompany: 'Trygg Forsikring' } };
 }
 
 /**
@@ -70,4 +51,17 @@ export async function bookCase(hub: TestHub, partnerToken: string, overrides: Bo
     throw new Error(`Booking a demo case failed with ${response.status}: ${JSON.stringify(response.body)}`);
   }
   return response.body.guid;
+}
+
+/**
+ * The hub of a suite for a service that hangs records on cases (messages, invoices): booking and
+ * that service on a fresh database (`infra`: the Postgres server with NATS and Redis), the
+ * service's own knex, and one demo case booked per partner token, in the order given.
+ */
+export async function startCaseRecordsHub(service: ServiceName, infra: boolean, partnerTokens: string[]): Promise<{ hub: TestHub; knex: Knex; cases: string[] }> {
+  const hub = await startTestHub({ services: [...BOOKING_SERVICES, service], infra });
+  const knex = (hub.broker.getLocalService(service) as unknown as DbService).db.knex;
+  const cases: string[] = [];
+  for (const token of partnerTokens) cases.push(await bookCase(hub, token));
+  return { hub, knex, cases };
 }

@@ -1,7 +1,8 @@
 /**
  * Webhooks end to end: real producers (booking, cost proposals, messaging, invoicing) write their
  * outbox events through the HTTP API, their relays hand them to the webhooks service, and a real
- * HTTP receiver gets signed V3 payloads, each only at the party the spec addresses.
+ * HTTP receiver gets signed V3 payloads, each only at the party the spec addresses; the statuses a
+ * provider posts reach the partner in the partner's keys, never a blacklisted one.
  */
 import { Webhook } from 'standardwebhooks';
 import { DEMO_WORLD_FILE, readWorld, type World } from '../../shared/src';
@@ -15,11 +16,19 @@ const secretOf = (seed: number) => 'whsec_' + Buffer.alloc(32, seed).toString('b
 
 /** Demo accounts: 2 Elkjøp (partner 1), 3 Power (partner 2), 5 Nordic Repair Center (provider 10), 6 Svea (provider 20). */
 const SUBSCRIBERS = [
-  { id: 901, accountId: 3, path: '/power', secret: secretOf(1) },
+  // Power hears of status transitions away from registered and to repaired.
+  { id: 901, accountId: 3, path: '/power', secret: secretOf(1), statusTransitions: [{ from: 'registered' }, { to: 'repaired' }] },
   { id: 902, accountId: 5, path: '/nrc', secret: secretOf(2) },
   { id: 903, accountId: 2, path: '/elkjop', secret: secretOf(3) },
   { id: 904, accountId: 6, path: '/svea', secret: secretOf(4) },
 ];
+
+/**
+ * Beside the demo rules (Elkjøp: awaiting_parts is its 'repairing'; Power: diagnosed is
+ * blacklisted), Elkjøp also calls diagnosed 'repairing', so diagnosed -> awaiting_parts is no
+ * change of key for it.
+ */
+const ELKJOP_DIAGNOSED = { partnerId: 1, providerKey: 'diagnosed', partnerKey: 'repairing' };
 
 let receiver: Receiver;
 let hub: TestHub;
@@ -31,12 +40,14 @@ beforeAll(async () => {
     ...demo,
     webhooks: {
       ...demo.webhooks,
-      subscriptions: SUBSCRIBERS.map(({ id, accountId, path, secret }) => ({
+      statusMappings: [...(demo.webhooks?.statusMappings ?? []), ELKJOP_DIAGNOSED],
+      subscriptions: SUBSCRIBERS.map(({ id, accountId, path, secret, statusTransitions }) => ({
         id,
         accountId,
         eventTypes: ALL_TYPES,
         target: { kind: 'http', url: `${receiver.url}${path}` },
         secret,
+        statusTransitions,
       })),
     },
   };
@@ -133,5 +144,70 @@ describe('a booked case, worked on through the HTTP API', () => {
         expect(() => new Webhook(other).verify(request.body, headers)).toThrow();
       }
     }
+  });
+});
+
+describe('statuses a provider posts', () => {
+  let powerCase: string;
+  let elkjopCase: string;
+  const STATUS_TYPES = ['status.new', 'status.transition'];
+  const statusesAt = (path: string, guid: string) => at(path).filter((request) => STATUS_TYPES.includes(String(request.headers['webhook-event-type'])) && request.json.guid === guid);
+  const summary = (path: string, guid: string) =>
+    statusesAt(path, guid).map((request) => [request.headers['webhook-event-type'], request.json.prevKey ?? null, request.json.key]);
+
+  beforeAll(async () => {
+    // Both demo cases go to Nordic Repair Center, which posts the same statuses on each.
+    powerCase = await bookCase(hub, DEMO_TOKENS.power);
+    elkjopCase = await bookCase(hub, DEMO_TOKENS.elkjop);
+    for (const key of ['diagnosed', 'awaiting_parts', 'arrived', 'repaired']) {
+      for (const guid of [powerCase, elkjopCase]) await post(DEMO_TOKENS.nrc, '/case/status', { guid, key });
+    }
+    // One case reaches a receiver in event order, a status's transition after its New status: the
+    // transition to the last status comes last.
+    const lastArrived = (path: string, guid: string) =>
+      statusesAt(path, guid).some((request) => request.headers['webhook-event-type'] === 'status.transition' && request.json.key === 'repaired');
+    await waitFor(() => lastArrived('/power', powerCase), "Power's transition to the last status", 20_000);
+    await waitFor(() => lastArrived('/elkjop', elkjopCase), "Elkjøp's transition to the last status", 20_000);
+  });
+
+  it('leaves a blacklisted status out of the webhooks, the prevKey and the case, and applies the transition rules', async () => {
+    // registered -> (diagnosed, hidden) -> awaiting_parts -> arrived -> repaired, as Power sees it.
+    expect(summary('/power', powerCase)).toEqual([
+      ['status.new', null, 'awaiting_parts'],
+      ['status.transition', 'registered', 'awaiting_parts'],
+      ['status.new', null, 'arrived'],
+      ['status.new', null, 'repaired'],
+      ['status.transition', 'arrived', 'repaired'],
+    ]);
+    const [first] = statusesAt('/power', powerCase).filter((request) => request.headers['webhook-event-type'] === 'status.transition');
+    expect(first.json.case.caseStatuses.map((status: { key: string }) => status.key)).toEqual(['registered', 'awaiting_parts']);
+    expect(first.json.case.currentStatus).toBe('awaiting_parts');
+    const read = await hub.request('GET', `/api/v3/case?guid=${powerCase}`, { token: DEMO_TOKENS.power });
+    expect(read.status).toBe(200);
+    expect(read.body.caseStatuses.map((status: { key: string }) => status.key)).toEqual(['registered', 'awaiting_parts', 'arrived', 'repaired']);
+  });
+
+  it("sends the partner's mapped keys, and nothing when the partner's key does not change", () => {
+    // registered -> diagnosed (repairing) -> awaiting_parts (repairing) -> arrived -> repaired, as Elkjøp sees it.
+    expect(summary('/elkjop', elkjopCase)).toEqual([
+      ['status.new', null, 'repairing'],
+      ['status.transition', 'registered', 'repairing'],
+      ['status.new', null, 'arrived'],
+      ['status.transition', 'repairing', 'arrived'],
+      ['status.new', null, 'repaired'],
+      ['status.transition', 'arrived', 'repaired'],
+    ]);
+    const last = statusesAt('/elkjop', elkjopCase).at(-1)!.json;
+    expect(last).toMatchObject({ guid: elkjopCase, key: 'repaired', prevKey: 'arrived', case: { guid: elkjopCase, currentStatus: 'repaired' } });
+    expect(last.case.caseStatuses.map((status: { key: string }) => status.key)).toEqual(['registered', 'repairing', 'repairing', 'arrived', 'repaired']);
+    for (const request of statusesAt('/elkjop', elkjopCase)) {
+      expect(request.json).toEqual(expect.objectContaining({ id: expect.any(Number), caseId: expect.any(Number), name: expect.any(String), createdAt: expect.any(String), declaredAt: expect.any(String) }));
+      expect(new Webhook(secretOf(3)).verify(request.body, request.headers as Record<string, string>)).toEqual(request.json);
+    }
+  });
+
+  it('tells the provider nothing of its own statuses', () => {
+    expect(statusesAt('/nrc', powerCase)).toEqual([]);
+    expect(statusesAt('/nrc', elkjopCase)).toEqual([]);
   });
 });

@@ -1,21 +1,18 @@
 /**
  * Nothing lost under faults: the producers and the gateway in one OS process, the webhooks
- * service in another, over NATS and a database on the Postgres server. During a stream of
- * provider messages the HTTP receiver goes away and comes back, and the webhooks process is
- * killed with SIGKILL and started again; afterwards every message has reached the partner's
- * receiver, and a message that arrived more than once carried the same webhook-id each time.
+ * service in another, over a NATS server of the test's own and a database on the Postgres
+ * server. During a stream of bookings, each given a status and a message by the provider, the
+ * HTTP receiver goes away and comes back, the webhooks process is killed with SIGKILL and started
+ * again, and so is the NATS server; afterwards every webhook of what the API accepted has reached
+ * the partner's receiver, and one that arrived more than once carried the same webhook-id each time.
  */
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { DEMO_WORLD_FILE, readWorld } from '../../shared/src';
 import { caseBody } from '../support/cases';
-import { createServerDatabase, DEMO_TOKENS, httpRequest, INFRA, waitFor } from '../support/hub';
-import { runHub, spawnHub, type HubProcess } from '../support/processes';
+import { createServerDatabase, DEMO_TOKENS, httpRequest, waitFor } from '../support/hub';
+import { clusterEnv, freePort, privateNatsServer, runHub, spawnHub, waitForOk, writeWorldFile, type HubProcess, type NatsServer } from '../support/processes';
 
 const SECRET = 'whsec_' + Buffer.alloc(32, 9).toString('base64');
 const PER_PHASE = 15;
@@ -24,7 +21,8 @@ interface Delivery {
   webhookId: string;
   body: string;
   headers: Record<string, string>;
-  messageId: number;
+  /** `<event type> <record id>`: the status or message the webhook tells of. */
+  event: string;
 }
 
 /** An HTTP receiver on a fixed port that can be stopped and started again. */
@@ -39,7 +37,8 @@ class Receiver {
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
         const body = Buffer.concat(chunks).toString('utf8');
-        this.received.push({ webhookId: String(req.headers['webhook-id']), body, headers: req.headers as Record<string, string>, messageId: JSON.parse(body).id });
+        const event = `${String(req.headers['webhook-event-type'])} ${JSON.parse(body).id}`;
+        this.received.push({ webhookId: String(req.headers['webhook-id']), body, headers: req.headers as Record<string, string>, event });
         res.writeHead(204).end();
       });
     });
@@ -53,16 +52,8 @@ class Receiver {
   }
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 let database: { url: string; drop(): Promise<void> };
+let nats: NatsServer;
 let env: Record<string, string>;
 let producers: HubProcess;
 let webhooks: HubProcess;
@@ -73,22 +64,19 @@ const startWebhooks = () => spawnHub(['start'], { ...env, SERVICES: 'webhooks', 
 
 beforeAll(async () => {
   database = await createServerDatabase();
+  nats = await privateNatsServer();
+  await nats.start();
   receiver = new Receiver(await freePort());
   await receiver.start();
-  const port = await freePort();
-  baseUrl = `http://127.0.0.1:${port}`;
-  env = {
-    DATABASE_URL: database.url,
-    TRANSPORTER: INFRA.nats,
-    CACHER: INFRA.redis,
-    NAMESPACE: `test-${randomBytes(4).toString('hex')}`,
-    PORT: String(port),
-    HOST: '127.0.0.1',
+  ({ env, baseUrl } = await clusterEnv(database.url, {
+    TRANSPORTER: nats.url,
     RATE_LIMIT_PER_MINUTE: '1000000',
     WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
     WEBHOOK_RETRY_SCHEDULE: '0,200ms,500ms,1s,2s,2s,2s,2s,2s,2s,2s,2s,2s,2s,2s',
     WEBHOOK_ATTEMPT_TIMEOUT_MS: '1000',
-  };
+    // A relay call into the NATS outage waits this long (and is retried) before the relay backs off.
+    REQUEST_TIMEOUT_MS: '5000',
+  }));
   producers = spawnHub(['start'], { ...env, SERVICES: 'catalog,routing,models,booking,cost-proposals,messaging,invoicing,gateway', NODE_ID: 'producers-1' });
   webhooks = startWebhooks();
   const demo = readWorld(DEMO_WORLD_FILE);
@@ -97,18 +85,11 @@ beforeAll(async () => {
     webhooks: {
       ...demo.webhooks,
       // Account 3 is Power (partner 2), whose demo cases go to Nordic Repair Center.
-      subscriptions: [{ id: 1, accountId: 3, eventTypes: ['message.created'], target: { kind: 'http', url: `http://127.0.0.1:${receiver.port}/power` }, secret: SECRET }],
+      subscriptions: [{ id: 1, accountId: 3, eventTypes: ['status.new', 'message.created'], target: { kind: 'http', url: `http://127.0.0.1:${receiver.port}/power` }, secret: SECRET }],
     },
   };
-  const worldFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'hub-world-')), 'world.json');
-  fs.writeFileSync(worldFile, JSON.stringify(world));
-  await waitFor(async () => {
-    try {
-      return (await httpRequest(baseUrl, 'GET', '/health/ready')).status === 200;
-    } catch {
-      return false;
-    }
-  }, 'the producers process', 60_000);
+  await waitForOk(baseUrl, '/health/ready', 'the producers process', { timeoutMs: 60_000 });
+  const worldFile = writeWorldFile(world);
   await waitFor(async () => (await runHub(['world', 'load', worldFile], env)).code === 0, 'the world to load into every service', 60_000);
 }, 180_000);
 
@@ -116,19 +97,29 @@ afterAll(async () => {
   await webhooks?.stop();
   await producers?.stop();
   await receiver?.stop().catch(() => undefined);
+  await nats?.kill();
   await database?.drop();
 });
 
-it('delivers every message webhook through a receiver outage and a killed webhooks process, duplicates under one webhook-id', async () => {
-  const booked = await httpRequest(baseUrl, 'POST', '/api/v3/case/create', { token: DEMO_TOKENS.power, body: caseBody(DEMO_TOKENS.power) });
-  expect(booked.status).toBe(200);
-  const guid = booked.body.guid as string;
-  const sent: number[] = [];
-  const stream = async () => {
+it('delivers every webhook of a stream of bookings through a receiver outage, a killed webhooks process and a killed NATS server, duplicates under one webhook-id', async () => {
+  /** The webhooks the API's answers promise, as `<event type> <record id>`, with the case each is of. */
+  const expected = new Map<string, string>();
+  // Each booking gets a status and a message from the provider: a New status and a New message for
+  // the partner. While NATS is down a request may fail where it needs another process; only what
+  // the API accepted counts.
+  const stream = async (natsDown = false) => {
     for (let i = 0; i < PER_PHASE; i++) {
-      const res = await httpRequest(baseUrl, 'POST', '/api/v3/case-messages/create', { token: DEMO_TOKENS.nrc, body: { guid, type: 'serviceComment', content: `Update ${sent.length}` } });
-      expect(res.status).toBe(200);
-      sent.push(res.body.id);
+      const accepted = (res: { status: number }) => {
+        if (!natsDown) expect(res.status).toBe(200);
+        return res.status === 200;
+      };
+      const booked = await httpRequest(baseUrl, 'POST', '/api/v3/case/create', { token: DEMO_TOKENS.power, body: caseBody(DEMO_TOKENS.power) });
+      if (!accepted(booked)) continue;
+      const guid = booked.body.guid as string;
+      const status = await httpRequest(baseUrl, 'POST', '/api/v3/case/status', { token: DEMO_TOKENS.nrc, body: { guid, key: 'arrived' } });
+      if (accepted(status)) expected.set(`status.new ${status.body.data.id}`, guid);
+      const message = await httpRequest(baseUrl, 'POST', '/api/v3/case-messages/create', { token: DEMO_TOKENS.nrc, body: { guid, type: 'serviceComment', content: 'Arrived at the workshop' } });
+      if (accepted(message)) expected.set(`message.created ${message.body.id}`, guid);
     }
   };
 
@@ -141,14 +132,30 @@ it('delivers every message webhook through a receiver outage and a killed webhoo
   await stream();
   webhooks = startWebhooks();
   await stream();
+  const acceptedBeforeNatsDown = expected.size;
+  const relayFailuresBefore = relayFailures();
+  await nats.kill();
+  await stream(true);
+  // The relay has met the outage: these events wait in the outboxes.
+  await waitFor(() => relayFailures() > relayFailuresBefore, 'an outbox relay to fail while NATS is down', 60_000);
+  await stream(true);
+  const acceptedWhileNatsDown = expected.size - acceptedBeforeNatsDown;
+  await nats.start();
+  await stream();
 
-  await waitFor(() => sent.every((id) => receiver.received.some((delivery) => delivery.messageId === id)), `all ${sent.length} message webhooks`, 120_000);
-  expect(sent).toHaveLength(5 * PER_PHASE);
-  const idsOf = new Map<number, Set<string>>();
+  // The gateway and the producers share a process, so the API books and takes messages without NATS.
+  expect(acceptedWhileNatsDown).toBeGreaterThan(0);
+  const arrived = () => new Set(receiver.received.map((delivery) => delivery.event));
+  await waitFor(() => [...expected.keys()].every((event) => arrived().has(event)), `all ${expected.size} webhooks`, 120_000);
+  const idsOf = new Map<string, Set<string>>();
   for (const delivery of receiver.received) {
-    expect(new Webhook(SECRET).verify(delivery.body, delivery.headers)).toMatchObject({ id: delivery.messageId, guid });
-    idsOf.set(delivery.messageId, (idsOf.get(delivery.messageId) ?? new Set()).add(delivery.webhookId));
+    expect(new Webhook(SECRET).verify(delivery.body, delivery.headers)).toMatchObject({ guid: expected.get(delivery.event) });
+    idsOf.set(delivery.event, (idsOf.get(delivery.event) ?? new Set()).add(delivery.webhookId));
   }
-  expect([...idsOf.keys()].sort((a, b) => a - b)).toEqual([...sent].sort((a, b) => a - b));
+  expect([...idsOf.keys()].sort()).toEqual([...expected.keys()].sort());
   for (const ids of idsOf.values()) expect(ids.size).toBe(1);
 }, 300_000);
+
+function relayFailures(): number {
+  return producers.output().split('Outbox relay failed').length - 1;
+}

@@ -6,8 +6,9 @@
  */
 import path from 'node:path';
 import type { Context, ServiceSchema, ServiceSettingSchema } from 'moleculer';
-import { DbMixin, inTransaction, OutboxMixin, type World, WorldCacheMixin } from '@hub/shared';
-import { caseActions, replayIdempotent } from './cases.actions';
+import { configOf, DbMixin, inTransaction, OutboxMixin, type World, WorldCacheMixin } from '@hub/shared';
+import { caseActions } from './cases.actions';
+import { sweepExpiredKeys, sweepIntervalMs } from './idempotency';
 import { requestActions } from './requests.actions';
 import { caseReadActions } from './case-read.actions';
 import { statusActions } from './statuses.actions';
@@ -58,8 +59,15 @@ const BookingService: ServiceSchema<ServiceSettingSchema, BookingThis> = {
     },
   },
 
-  methods: {
-    replayIdempotent,
+  started(this: BookingThis) {
+    const ttlMs = configOf(this.broker).idempotencyKeyTtlMs;
+    this.idempotencySweep = setInterval(() => {
+      sweepExpiredKeys(this.db.knex, ttlMs).catch((err) => this.logger.warn('Sweeping expired Idempotency-Keys failed; the next sweep tries again', err));
+    }, sweepIntervalMs(ttlMs));
+  },
+
+  stopped(this: BookingThis) {
+    clearInterval(this.idempotencySweep);
   },
 };
 

@@ -5,9 +5,8 @@
  */
 import type { Knex } from 'knex';
 import type { Context, ServiceBroker } from 'moleculer';
-import { assertCanSeeCase, type Caller, ConflictError, NotFoundError } from '@hub/shared';
+import { assertCanSeeCase, type Caller, ConflictError, isServiceRunning, NotFoundError, type StatusRules } from '@hub/shared';
 import type { CaseRow } from './case-shape';
-import type { StatusRules } from './status-view';
 
 /** A case row with the lifecycle columns of the intake and finish. */
 export type LifecycleRow = CaseRow & {
@@ -25,9 +24,7 @@ export const GUID_PARAM = { type: 'string', min: 1, max: 64 };
 /** The partner's status mapping and blacklist while a webhooks service runs; null otherwise. */
 export async function statusRulesFor(ctx: Context, broker: ServiceBroker, caller: Caller): Promise<StatusRules | null> {
   if (caller.role !== 'partner' || caller.partnerId === null) return null;
-  // moleculer's typings leave out hasService, which the registry has.
-  const registry = broker.registry as unknown as { hasService(name: string): boolean };
-  if (!registry.hasService('webhooks')) return null;
+  if (!isServiceRunning(broker, 'webhooks')) return null;
   const rules = await ctx.call<StatusRules | null, { partnerId: number }>('webhooks.statusRules', { partnerId: caller.partnerId });
   return rules ?? { mappings: {}, blacklist: [] };
 }

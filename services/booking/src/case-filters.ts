@@ -37,8 +37,16 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const JSON_KEY = /^[A-Za-z0-9_]{1,64}$/;
 const INSTANT = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
-/** How a partner's status key reads in provider keys (see status-view); identity for providers. */
-export type StatusKeyTranslation = (key: string) => string[];
+/**
+ * How `currentStatus` reads for the caller (see the shared status view): the provider keys a key it names
+ * stands for, and for a partner with hidden statuses the status it sees as current instead of
+ * the stored one.
+ */
+export interface StatusReading {
+  keysOf(key: string): string[];
+  current?: SqlFragment;
+}
+const PROVIDER_READING: StatusReading = { keysOf: (key) => [key] };
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -67,7 +75,7 @@ export function escapeLike(text: string): string {
 }
 
 /** The filters as one SQL condition; throws the 400 envelope naming every filter it cannot read. */
-export function translateCaseFilters(filters: unknown, translateStatus: StatusKeyTranslation = (key) => [key]): SqlFragment {
+export function translateCaseFilters(filters: unknown, statusReading: StatusReading = PROVIDER_READING): SqlFragment {
   if (filters === undefined || filters === null) return { sql: 'true', bindings: [] };
   if (!isPlainObject(filters)) throw new FieldsValidationError({ filters: [FIELD_MESSAGES.wrongFormat] });
   const errors: FieldDetails = {};
@@ -76,22 +84,25 @@ export function translateCaseFilters(filters: unknown, translateStatus: StatusKe
     (errors[at] ??= []).push(message);
   };
 
-  const compare = (column: string, kind: Kind, value: unknown, at: string, status: boolean) => {
+  const compare = (columnName: string, kind: Kind, value: unknown, at: string, status: boolean) => {
     const values = (raw: unknown): Array<string | number> | undefined => {
       const bound = bindingOf(kind, raw);
       if (bound === undefined) return undefined;
-      return status ? translateStatus(String(bound)) : [bound];
+      return status ? statusReading.keysOf(String(bound)) : [bound];
     };
+    const read = status && statusReading.current ? statusReading.current : { sql: columnName, bindings: [] };
+    const column = read.sql;
+    const anyOf = (bound: Array<string | number>): SqlFragment =>
+      bound.length ? { sql: `${column} in (${bound.map(() => '?').join(', ')})`, bindings: [...read.bindings, ...bound] } : { sql: 'false', bindings: [] };
     if (value === null) {
-      fragments.push({ sql: `${column} is null`, bindings: [] });
+      fragments.push({ sql: `${column} is null`, bindings: [...read.bindings] });
       return;
     }
     if (Array.isArray(value)) {
       if (value.length > FILTER_LIMITS.anyOf) return fail(at);
       const bound = value.map(values);
       if (bound.some((entry) => entry === undefined)) return fail(at);
-      const flat = bound.flat() as Array<string | number>;
-      fragments.push(flat.length ? { sql: `${column} in (${flat.map(() => '?').join(', ')})`, bindings: flat } : { sql: 'false', bindings: [] });
+      fragments.push(anyOf(bound.flat() as Array<string | number>));
       return;
     }
     if (isPlainObject(value)) {
@@ -112,7 +123,7 @@ export function translateCaseFilters(filters: unknown, translateStatus: StatusKe
     }
     const bound = values(value);
     if (bound === undefined) return fail(at);
-    fragments.push(bound.length ? { sql: `${column} in (${bound.map(() => '?').join(', ')})`, bindings: bound } : { sql: 'false', bindings: [] });
+    fragments.push(anyOf(bound));
   };
 
   for (const [field, value] of Object.entries(filters)) {

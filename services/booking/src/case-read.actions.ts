@@ -1,11 +1,10 @@
 /** Reading cases: one case with its request log, and the search over the caller's cases. */
 import type { Context, ServiceActionsSchema } from 'moleculer';
-import { ACCESS, type CallerMeta, callerOf } from '@hub/shared';
+import { ACCESS, type CallerMeta, callerOf, caseForPartner } from '@hub/shared';
 import { caseRowFor, GUID_PARAM, statusRulesFor } from './case-access';
 import { loadCases } from './case-shape';
 import { SEARCH_PARAMS, searchCases, type SearchParams } from './case-search';
 import { externalRequestOut, type ExternalRequestRow } from './requests.store';
-import { caseForPartner } from './status-view';
 import type { BookingThis } from './booking.types';
 
 export interface ReadCaseParams {

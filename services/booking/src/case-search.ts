@@ -1,9 +1,8 @@
 /** The search behind search-cases and unexported-cases: scoped to the caller, filtered, paged. */
 import type { Knex } from 'knex';
-import type { Caller } from '@hub/shared';
+import { type Caller, caseForPartner, hiddenProviderKeys, providerKeysOf, type StatusRules } from '@hub/shared';
 import { loadCases, type CaseOut } from './case-shape';
-import { translateCaseFilters } from './case-filters';
-import { caseForPartner, providerKeysOf, type StatusRules } from './status-view';
+import { type StatusReading, translateCaseFilters } from './case-filters';
 
 export const PAGINATION = { defaultLimit: 10, maxLimit: 100 };
 
@@ -31,8 +30,7 @@ export interface SearchResult {
 
 /** `unexported` narrows to the provider's cases it has not accepted yet and that are not cancelled. */
 export async function searchCases(knex: Knex, caller: Caller, params: SearchParams, rules: StatusRules | null, unexported = false): Promise<SearchResult> {
-  const providerKeys = rules ? ((await knex('booking.status_keys').distinct('key')) as Array<{ key: string }>).map((row) => row.key) : [];
-  const condition = translateCaseFilters(params.filters, (key) => providerKeysOf(rules, key, providerKeys));
+  const condition = translateCaseFilters(params.filters, await statusReadingFor(knex, rules));
   const offset = params.pagination?.offset ?? 0;
   const limit = params.pagination?.limit ?? PAGINATION.defaultLimit;
 
@@ -45,4 +43,22 @@ export async function searchCases(knex: Knex, caller: Caller, params: SearchPara
   const rows = (await scoped.clone().orderBy('c.id').offset(offset).limit(limit).select('c.guid')) as Array<{ guid: string }>;
   const cases = await loadCases(knex, rows.map((row) => row.guid));
   return { data: cases.map((found) => caseForPartner(found, rules)), pagination: { offset, count: Number(counted?.count ?? 0) } };
+}
+
+/**
+ * currentStatus as the caller reads it: a partner's keys stand for the provider keys mapped to
+ * them, and with hidden statuses its current status is the last one it may see (as caseForPartner
+ * shows it), not the stored one.
+ */
+async function statusReadingFor(knex: Knex, rules: StatusRules | null): Promise<StatusReading | undefined> {
+  if (!rules) return undefined;
+  const providerKeys = ((await knex('booking.status_keys').distinct('key')) as Array<{ key: string }>).map((row) => row.key);
+  const keysOf = (key: string) => providerKeysOf(rules, key, providerKeys);
+  const hidden = hiddenProviderKeys(rules);
+  if (hidden.length === 0) return { keysOf };
+  const current = {
+    sql: `(select cs.key from booking.case_statuses cs where cs.case_id = c.id and cs.key not in (${hidden.map(() => '?').join(', ')}) order by cs.id desc limit 1)`,
+    bindings: hidden,
+  };
+  return { keysOf, current };
 }

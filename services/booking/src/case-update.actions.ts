@@ -4,12 +4,13 @@
  * that alters nothing the webhook reports writes no event.
  */
 import type { Knex } from 'knex';
-import type { Context, ServiceActionsSchema } from 'moleculer';
+import type { ActionSchema, Context, ServiceActionsSchema } from 'moleculer';
 import {
   ACCESS,
   BadRequestError,
   type CallerMeta,
   callerOf,
+  caseForPartner,
   ConflictError,
   type ContactDataIn,
   DOMAIN_EVENTS,
@@ -22,7 +23,6 @@ import { assertNotCancelled, caseRowFor, GUID_PARAM, type LifecycleRow, otherPar
 import { caseUpdatedPayload } from './case-diff';
 import { type CaseOut, type ContactRole, loadCases } from './case-shape';
 import { type CaseParts, checkUpdate, CONTACT_PARTS, nextParts, ruleReferenceOf, type SentParts, UPDATE_PARTS } from './case-update';
-import { caseForPartner } from './status-view';
 import { unknownTagIds } from './tags';
 import type { BookingThis } from './booking.types';
 
@@ -125,32 +125,19 @@ async function changeCase(this: BookingThis, ctx: Context<UpdateCaseParams, Call
   throw new ConflictError('The case kept changing while this update was checked; send it again');
 }
 
+/** update, its deprecated v2 path and append share params and rules; append merges what is sent, update replaces it. */
+const changeAction = (rest: string, mode: 'replace' | 'merge', deprecated = false): ActionSchema => ({
+  rest,
+  access: ACCESS.PARTNER_PROVIDER,
+  deprecated,
+  params: UPDATE_PARAMS,
+  handler(this: BookingThis, ctx: Context<UpdateCaseParams, CallerMeta>) {
+    return changeCase.call(this, ctx, mode);
+  },
+});
+
 export const caseUpdateActions: ServiceActionsSchema = {
-  update: {
-    rest: 'POST /v3/case/update',
-    access: ACCESS.PARTNER_PROVIDER,
-    params: UPDATE_PARAMS,
-    handler(this: BookingThis, ctx: Context<UpdateCaseParams, CallerMeta>) {
-      return changeCase.call(this, ctx, 'replace');
-    },
-  },
-
-  updateV2: {
-    rest: 'POST /v2/case/update',
-    access: ACCESS.PARTNER_PROVIDER,
-    deprecated: true,
-    params: UPDATE_PARAMS,
-    handler(this: BookingThis, ctx: Context<UpdateCaseParams, CallerMeta>) {
-      return changeCase.call(this, ctx, 'replace');
-    },
-  },
-
-  append: {
-    rest: 'POST /v3/case/append',
-    access: ACCESS.PARTNER_PROVIDER,
-    params: UPDATE_PARAMS,
-    handler(this: BookingThis, ctx: Context<UpdateCaseParams, CallerMeta>) {
-      return changeCase.call(this, ctx, 'merge');
-    },
-  },
+  update: changeAction('POST /v3/case/update', 'replace'),
+  updateV2: changeAction('POST /v2/case/update', 'replace', true),
+  append: changeAction('POST /v3/case/append', 'merge'),
 };

@@ -1,20 +1,23 @@
 /** Booking (spec 4.4) and the case lookups other services make. */
 import { createHash } from 'node:crypto';
+import type { Knex } from 'knex';
 import type { Context, ServiceActionsSchema } from 'moleculer';
 import {
   ACCESS,
   BadRequestError,
+  type Caller,
   type CallerMeta,
   callerOf,
   type CasePartiesEntry,
-  ConflictError,
+  configOf,
   DOMAIN_EVENTS,
   FieldsValidationError,
   inTransaction,
   PG_ERRORS,
   writeEvent,
 } from '@hub/shared';
-import { planBooking } from './booking-plan';
+import { type BookingPlan, planBooking, type PlanResult } from './booking-plan';
+import { rememberKey, replayIdempotent } from './idempotency';
 import { loadCases } from './case-shape';
 import { firstStatusOf, insertCase } from './cases.store';
 import { insertExternalRequest, TRACKED_REQUEST_TYPE } from './requests.store';
@@ -38,14 +41,66 @@ function trackingIdOf(raw: unknown): string | null {
   return typeof value === 'string' && value.length > 0 && value.length <= 255 ? value : null;
 }
 
+interface AttemptOutcome {
+  status: string;
+  message: string;
+  response: unknown;
+  meta?: Record<string, unknown>;
+  caseId?: number;
+}
+type TrackAttempt = (knex: Knex, outcome: AttemptOutcome) => Promise<unknown>;
+
+/**
+ * Keeps a booking attempt sent with a trackingId (spec 4.4 rule 2) whole, every field as sent,
+ * with its outcome, for the partner to find through requests/find; one without is not kept.
+ */
+function attemptTracker(caller: Caller, raw: unknown, attemptMeta: Record<string, unknown> = {}): TrackAttempt {
+  const trackingId = trackingIdOf(raw);
+  return async (knex, outcome) => {
+    if (!trackingId) return;
+    await insertExternalRequest(knex, caller, {
+      caseId: outcome.caseId,
+      type: TRACKED_REQUEST_TYPE,
+      status: outcome.status,
+      trackingId,
+      meta: { trackingId, ...attemptMeta, ...outcome.meta },
+      request: JSON.stringify(raw),
+      response: JSON.stringify(outcome.response),
+      message: outcome.message,
+    });
+  };
+}
+
+/** The booking plan for a request, or its errors thrown after the attempt was tracked as failed. */
+async function plannedBooking(ctx: Context, caller: Caller, raw: Record<string, unknown>, knex: Knex, track: TrackAttempt): Promise<BookingPlan> {
+  let result: PlanResult;
+  try {
+    result = await planBooking(ctx, caller, raw);
+  } catch (err) {
+    const error = err as { message?: string; type?: string; data?: unknown };
+    await track(knex, { status: 'failed', message: error.message ?? 'Error', response: { error: { message: error.message, type: error.type, data: error.data ?? null } } });
+    throw err;
+  }
+  if (result.details) {
+    const error = new FieldsValidationError(result.details);
+    await track(knex, { status: 'failed', message: error.message, response: { error: { message: error.message, details: result.details } }, meta: { validationErrors: result.details } });
+    throw error;
+  }
+  return result.plan;
+}
+
 export const caseActions: ServiceActionsSchema = {
+  /** Checks a booking as case/create would, creating nothing; a trackingId keeps the attempt, marked `validateOnly`. */
   validate: {
     rest: 'POST /v3/case/validate',
     access: ACCESS.PARTNER,
     async handler(this: BookingThis, ctx: Context<Record<string, unknown>, CallerMeta>) {
-      const result = await planBooking(ctx, callerOf(ctx), ctx.params);
-      if (result.details) throw new FieldsValidationError(result.details);
-      return { data: { result: true } };
+      const caller = callerOf(ctx);
+      const track = attemptTracker(caller, ctx.params, { validateOnly: true });
+      await plannedBooking(ctx, caller, ctx.params, this.db.knex, track);
+      const response = { data: { result: true } };
+      await track(this.db.knex, { status: 'success', message: 'Validation passed', response });
+      return response;
     },
   },
 
@@ -56,48 +111,22 @@ export const caseActions: ServiceActionsSchema = {
       const caller = callerOf(ctx);
       const raw = ctx.params;
       const key = ctx.meta.idempotencyKey;
+      const { idempotencyKeyTtlMs } = configOf(this.broker);
       if (key !== undefined && key.length > MAX_IDEMPOTENCY_KEY) throw new BadRequestError(`Idempotency-Key must be at most ${MAX_IDEMPOTENCY_KEY} characters`);
       const hash = requestHash(raw);
       if (key) {
-        const replayed = await this.replayIdempotent(caller.partnerId!, key, hash);
+        const replayed = await replayIdempotent(this.db.knex, idempotencyKeyTtlMs, caller.partnerId!, key, hash);
         if (replayed) return replayed;
       }
 
-      const trackingId = trackingIdOf(raw);
-      const track = (status: string, message: string, response: unknown, meta: Record<string, unknown> = {}) =>
-        trackingId
-          ? insertExternalRequest(this.db.knex, caller, {
-              type: TRACKED_REQUEST_TYPE,
-              status,
-              trackingId,
-              meta: { trackingId, ...meta },
-              request: JSON.stringify(raw),
-              response: JSON.stringify(response),
-              message,
-            })
-          : undefined;
-
-      let result: Awaited<ReturnType<typeof planBooking>>;
-      try {
-        result = await planBooking(ctx, caller, raw);
-      } catch (err) {
-        const error = err as { message?: string; type?: string; data?: unknown };
-        await track('failed', error.message ?? 'Error', { error: { message: error.message, type: error.type, data: error.data ?? null } });
-        throw err;
-      }
-      if (result.details) {
-        const error = new FieldsValidationError(result.details);
-        await track('failed', error.message, { error: { message: error.message, details: result.details } }, { validationErrors: result.details });
-        throw error;
-      }
-
-      const { plan } = result;
+      const track = attemptTracker(caller, raw);
+      const plan = await plannedBooking(ctx, caller, raw, this.db.knex, track);
       const status = await firstStatusOf(this.db.knex, plan.provider.id);
       let guid: string;
       try {
         guid = await inTransaction(this.db.knex, async (trx) => {
           const row = await insertCase(trx, plan, status);
-          if (key) await trx('booking.idempotency_keys').insert({ partner_id: caller.partnerId, key, request_hash: hash, case_guid: row.guid });
+          if (key) await rememberKey(trx, idempotencyKeyTtlMs, caller.partnerId!, key, hash, row.guid);
           const [full] = await loadCases(trx, [row.guid]);
           await writeEvent(trx, 'booking', {
             type: DOMAIN_EVENTS.CASE_CREATED,
@@ -105,24 +134,13 @@ export const caseActions: ServiceActionsSchema = {
             audience: { providerId: row.service_provider_id },
             payload: { case: full },
           });
-          if (trackingId) {
-            await insertExternalRequest(trx, caller, {
-              caseId: row.id,
-              type: TRACKED_REQUEST_TYPE,
-              status: 'success',
-              trackingId,
-              meta: { trackingId, caseId: row.id, guid: row.guid },
-              request: JSON.stringify(raw),
-              response: JSON.stringify({ guid: row.guid }),
-              message: 'Case created',
-            });
-          }
+          await track(trx, { status: 'success', message: 'Case created', response: { guid: row.guid }, meta: { caseId: row.id, guid: row.guid }, caseId: row.id });
           return row.guid;
         });
       } catch (err) {
         // A concurrent retry with the same key committed first: answer its case.
         if (key && (err as { code?: string }).code === PG_ERRORS.UNIQUE_VIOLATION) {
-          const replayed = await this.replayIdempotent(caller.partnerId!, key, hash);
+          const replayed = await replayIdempotent(this.db.knex, idempotencyKeyTtlMs, caller.partnerId!, key, hash);
           if (replayed) return replayed;
         }
         throw err;
@@ -160,9 +178,3 @@ export const caseActions: ServiceActionsSchema = {
   },
 };
 
-export async function replayIdempotent(this: BookingThis, partnerId: number, key: string, hash: string): Promise<{ guid: string } | null> {
-  const row = await this.db.knex('booking.idempotency_keys').where({ partner_id: partnerId, key }).first('request_hash', 'case_guid');
-  if (!row) return null;
-  if (row.request_hash !== hash) throw new ConflictError('Idempotency-Key was already used with a different request');
-  return { guid: row.case_guid };
-}

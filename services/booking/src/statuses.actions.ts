@@ -14,11 +14,11 @@ import {
   FIELD_MESSAGES,
   FieldsValidationError,
   inTransaction,
+  notifiableKeys,
   writeEvent,
 } from '@hub/shared';
 import { assertNotCancelled, caseRowFor, GUID_PARAM, statusRulesFor } from './case-access';
 import { type CaseRow, loadCases, type StatusRow, statusOut } from './case-shape';
-import { notifiableKeys } from './status-view';
 import type { BookingThis } from './booking.types';
 
 export interface AddStatusParams {

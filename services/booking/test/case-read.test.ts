@@ -7,7 +7,7 @@ import type { Knex } from 'knex';
 import type { Service } from 'moleculer';
 import { type DbService, DOMAIN_EVENTS } from '@hub/shared';
 import { DEMO_TOKENS, startTestHub, type TestHub } from '../../../test/support/hub';
-import { BOOKING_SERVICES, bookCase } from '../../../test/support/cases';
+import { BOOKING_SERVICES, bookCase, UNKNOWN_GUID } from '../../../test/support/cases';
 import { outboxReader } from '../../../test/support/outbox';
 
 let hub: TestHub;
@@ -17,7 +17,6 @@ let elkjopSecond: string;
 let powerCase: string;
 let tryggCase: string;
 const outbox = outboxReader(() => knex, 'booking');
-const UNKNOWN_GUID = '0f9c7a1e-8d4b-4c3a-9e2f-5a6b7c8d9e0f';
 
 beforeAll(async () => {
   hub = await startTestHub({ services: BOOKING_SERVICES });

@@ -1,6 +1,6 @@
 /** trackingId request log, requests/find, requests/log and Idempotency-Key through the gateway. */
 import { databaseOf } from '@hub/shared';
-import { DEMO_TOKENS, startTestHub, type TestHub } from '../../../test/support/hub';
+import { DEMO_TOKENS, startTestHub, type TestHub, waitFor } from '../../../test/support/hub';
 import { BOOKING_SERVICES, bookCase, caseBody } from '../../../test/support/cases';
 
 let hub: TestHub;
@@ -29,6 +29,24 @@ describe('trackingId', () => {
     expect(JSON.parse(first.response)).toEqual({ error: { message: 'Fields validation failed', details: { 'productData.serial': ['Field is required'] } } });
     expect(second).toMatchObject({ type: 'caseCreated', status: 'success', caseId: await caseId(created.body.guid) });
     expect(second.meta).toEqual({ trackingId: 'TRK-1', caseId: second.caseId, guid: created.body.guid });
+  });
+
+  it('keeps case/validate attempts too, marked validateOnly, with their errors and no case', async () => {
+    const invalid = caseBody(elkjop, { trackingId: 'TRK-V', productData: { serial: undefined } });
+    expect((await hub.request('POST', '/api/v3/case/validate', { token: elkjop, body: invalid })).status).toBe(400);
+    const valid = await hub.request('POST', '/api/v3/case/validate', { token: elkjop, body: caseBody(elkjop, { trackingId: 'TRK-V' }) });
+    expect(valid.status).toBe(200);
+
+    const found = await hub.request('GET', '/api/v3/requests/find?trackingId=TRK-V', { token: elkjop });
+    expect(found.status).toBe(200);
+    const [failed, passed] = found.body.data;
+    expect(found.body.data).toHaveLength(2);
+    expect(failed).toMatchObject({ type: 'caseCreated', status: 'failed', caseId: null, message: 'Fields validation failed' });
+    expect(failed.meta).toEqual({ trackingId: 'TRK-V', validateOnly: true, validationErrors: { 'productData.serial': ['Field is required'] } });
+    expect(passed).toMatchObject({ type: 'caseCreated', status: 'success', caseId: null, message: 'Validation passed' });
+    expect(passed.meta).toEqual({ trackingId: 'TRK-V', validateOnly: true });
+    expect(JSON.parse(passed.request)).toMatchObject({ trackingId: 'TRK-V' });
+    expect(JSON.parse(passed.response)).toEqual({ data: { result: true } });
   });
 
   it('shows another partner nothing', async () => {
@@ -110,11 +128,40 @@ describe('Idempotency-Key', () => {
     expect(reused.status).toBe(409);
   });
 
+  it('forgets a key after IDEMPOTENCY_KEY_TTL (a day by default): the same key books again, even with another body', async () => {
+    const first = await create('key-5', caseBody(elkjop, { orderData: { refNo: 'IDEM-5' } }));
+    expect(first.status).toBe(200);
+    const db = (await databaseOf(hub.broker)).knex;
+    await db('booking.idempotency_keys').where({ key: 'key-5' }).update({ created_at: db.raw("now() - interval '25 hours'") });
+    const again = await create('key-5', caseBody(elkjop, { orderData: { refNo: 'IDEM-5b' } }));
+    expect(again.status).toBe(200);
+    expect(again.body.guid).not.toBe(first.body.guid);
+    // The key now stands for the new case.
+    const retried = await create('key-5', caseBody(elkjop, { orderData: { refNo: 'IDEM-5b' } }));
+    expect(retried.body.guid).toBe(again.body.guid);
+  });
+
   it('keeps keys apart per partner and without a key books again', async () => {
     const first = await create('key-4', caseBody(elkjop));
     const other = await hub.request('POST', '/api/v3/case/create', { token: power, body: caseBody(power), headers: { 'Idempotency-Key': 'key-4' } });
     expect(other.status).toBe(200);
     expect(other.body.guid).not.toBe(first.body.guid);
     expect(await bookCase(hub, elkjop)).not.toBe(await bookCase(hub, elkjop));
+  });
+});
+
+describe('Idempotency-Key expiry sweep', () => {
+  let shortLived: TestHub;
+  beforeAll(async () => {
+    shortLived = await startTestHub({ services: BOOKING_SERVICES, env: { IDEMPOTENCY_KEY_TTL: '2s' } });
+  });
+  afterAll(() => shortLived.stop());
+
+  it('deletes keys older than IDEMPOTENCY_KEY_TTL', async () => {
+    const created = await shortLived.request('POST', '/api/v3/case/create', { token: elkjop, body: caseBody(elkjop), headers: { 'Idempotency-Key': 'swept' } });
+    expect(created.status).toBe(200);
+    const db = (await databaseOf(shortLived.broker)).knex;
+    expect(await db('booking.idempotency_keys').where({ key: 'swept' })).toHaveLength(1);
+    await waitFor(async () => (await db('booking.idempotency_keys').where({ key: 'swept' })).length === 0, 'the expired key to be swept');
   });
 });

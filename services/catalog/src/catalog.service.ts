@@ -9,6 +9,7 @@ import {
   DbMixin,
   type DbService,
   FieldsValidationError,
+  findNamed,
   ServiceMissingError,
   NotFoundError,
   inTransaction,
@@ -30,7 +31,7 @@ import {
   listAccounts,
 } from './directory';
 import { lookupActions } from './lookups.actions';
-import { applyReference, findNamed, manufacturerOut, productTypeOut, type NamedRecord } from './reference';
+import { applyReference, manufacturerOut, productTypeOut, type NamedRecord } from './reference';
 import { newToken } from './tokens';
 
 export interface IdParams {
@@ -197,7 +198,9 @@ const CatalogService: ServiceSchema<ServiceSettingSchema, CatalogThis> = {
         skipUnowned: { type: 'boolean', default: false },
       },
       async handler(this: CatalogThis, ctx: Context<{ world: World; skipUnowned: boolean }>) {
-        const errors = validateWorld(ctx.params.world);
+        // Models may name manufacturers and product types loaded earlier, so the check needs what is stored.
+        const models = Array.isArray(ctx.params.world.models) && ctx.params.world.models.length > 0;
+        const errors = validateWorld(ctx.params.world, models ? await this.modelReferenceRecords(true, true) : undefined);
         if (errors.length) {
           const details: Record<string, string[]> = {};
           for (const error of errors) (details[error.field || 'world'] ??= []).push(error.message);
@@ -265,7 +268,7 @@ const CatalogService: ServiceSchema<ServiceSettingSchema, CatalogThis> = {
   },
 
   methods: {
-    /** The manufacturers and product types tables, each read only when asked for (for modelReferences). */
+    /** The manufacturers and product types tables, each read only when asked for (models' references). */
     async modelReferenceRecords(this: CatalogThis, withManufacturers: boolean, withProductTypes: boolean) {
       const read = async (table: string, wanted: boolean): Promise<NamedRecord[]> => {
         if (!wanted) return [];

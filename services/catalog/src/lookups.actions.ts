@@ -4,12 +4,11 @@
  * is not in the reference data is a validation error naming the field; a known value nobody
  * can book with gives an empty list.
  */
-import type { Context, Service, ServiceActionsSchema } from 'moleculer';
-import { ACCESS, callerOf, type DbService, FIELD_MESSAGES, FieldsValidationError } from '@hub/shared';
+import type { ActionSchema, Context, Service, ServiceActionsSchema } from 'moleculer';
+import { ACCESS, callerOf, type DbService, FIELD_MESSAGES, FieldsValidationError, findNamed } from '@hub/shared';
 import { pickupComment, pickupDates } from './pickup-calendar';
 import {
   accessoryOut,
-  findNamed,
   loadReference,
   manufacturerOut,
   type NamedRecord,
@@ -108,97 +107,51 @@ function narrow<T extends { id: number }>(records: T[], allowed: number[] | null
   return records.filter((record) => (allowed === null || allowed.includes(record.id)) && (!named || named.id === record.id));
 }
 
+/** The parameters of a spec 4.1 lookup: the narrowing ones optional unless `required` overrides them. */
+const lookupParams = (required: Record<string, unknown> = {}) => ({
+  originatorType,
+  bookingType,
+  serviceType: optional(id),
+  manufacturer: optional(idOrName),
+  productType: optional(idOrName),
+  clientPostalCode: optional(postalCode),
+  ...required,
+});
+
+/** A spec 4.1 lookup: what the calling partner may still book with the parameters given. */
+const bookableLookup = (path: string, params: ActionSchema['params'], answer: (found: Resolved) => unknown[]): ActionSchema => ({
+  rest: `GET /v3/${path}`,
+  access: ACCESS.PARTNER,
+  cache: { keys: LOOKUP_CACHE_KEYS },
+  params,
+  async handler(this: LookupThis, ctx: Context<LookupParams>) {
+    const found = await bookable(this, ctx);
+    return found ? answer(found) : [];
+  },
+});
+
+const locationParams = { serviceType: id, manufacturer: idOrName, productType: idOrName };
+
 export const lookupActions: ServiceActionsSchema = {
-  manufacturers: {
-    rest: 'GET /v3/manufacturers',
-    access: ACCESS.PARTNER,
-    cache: { keys: LOOKUP_CACHE_KEYS },
-    params: {
-      originatorType,
-      bookingType,
-      serviceType: optional(id),
-      manufacturer: optional(idOrName),
-      productType: optional(idOrName),
-      clientPostalCode: optional(postalCode),
-    },
-    async handler(this: LookupThis, ctx: Context<LookupParams>) {
-      const found = await bookable(this, ctx);
-      return found ? narrow(found.reference.manufacturers, found.options.manufacturers, found.manufacturer).map(manufacturerOut) : [];
-    },
-  },
+  manufacturers: bookableLookup('manufacturers', lookupParams(), ({ reference, options, manufacturer }) =>
+    narrow(reference.manufacturers, options.manufacturers, manufacturer).map(manufacturerOut),
+  ),
 
-  serviceTypes: {
-    rest: 'GET /v3/service-types',
-    access: ACCESS.PARTNER,
-    cache: { keys: LOOKUP_CACHE_KEYS },
-    params: {
-      originatorType,
-      bookingType,
-      serviceType: optional(id),
-      manufacturer: optional(idOrName),
-      productType: optional(idOrName),
-      clientPostalCode: optional(postalCode),
-    },
-    async handler(this: LookupThis, ctx: Context<LookupParams>) {
-      const found = await bookable(this, ctx);
-      return found ? narrow(found.reference.serviceTypes, found.options.serviceTypes, found.serviceType).map(serviceTypeOut) : [];
-    },
-  },
+  serviceTypes: bookableLookup('service-types', lookupParams(), ({ reference, options, serviceType }) =>
+    narrow(reference.serviceTypes, options.serviceTypes, serviceType).map(serviceTypeOut),
+  ),
 
-  productTypes: {
-    rest: 'GET /v3/product-types',
-    access: ACCESS.PARTNER,
-    cache: { keys: LOOKUP_CACHE_KEYS },
-    params: {
-      originatorType,
-      bookingType,
-      serviceType: optional(id),
-      manufacturer: idOrName,
-      productType: optional(idOrName),
-      clientPostalCode: optional(postalCode),
-    },
-    async handler(this: LookupThis, ctx: Context<LookupParams>) {
-      const found = await bookable(this, ctx);
-      return found ? narrow(found.reference.productTypes, found.options.productTypes, found.productType).map(productTypeOut) : [];
-    },
-  },
+  productTypes: bookableLookup('product-types', lookupParams({ manufacturer: idOrName }), ({ reference, options, productType }) =>
+    narrow(reference.productTypes, options.productTypes, productType).map(productTypeOut),
+  ),
 
-  serviceLocations: {
-    rest: 'GET /v3/service-locations',
-    access: ACCESS.PARTNER,
-    cache: { keys: LOOKUP_CACHE_KEYS },
-    params: {
-      originatorType,
-      bookingType,
-      serviceType: id,
-      manufacturer: idOrName,
-      productType: idOrName,
-      clientPostalCode: optional(postalCode),
-    },
-    async handler(this: LookupThis, ctx: Context<LookupParams>) {
-      const found = await bookable(this, ctx);
-      return found ? narrow(found.reference.serviceLocations, found.options.serviceLocations, undefined).map(serviceLocationOut) : [];
-    },
-  },
+  serviceLocations: bookableLookup('service-locations', lookupParams(locationParams), ({ reference, options }) =>
+    narrow(reference.serviceLocations, options.serviceLocations, undefined).map(serviceLocationOut),
+  ),
 
-  shippingMethods: {
-    rest: 'GET /v3/shipping-methods',
-    access: ACCESS.PARTNER,
-    cache: { keys: LOOKUP_CACHE_KEYS },
-    params: {
-      originatorType,
-      bookingType,
-      serviceType: id,
-      manufacturer: idOrName,
-      productType: idOrName,
-      serviceLocation: id,
-      clientPostalCode: optional(postalCode),
-    },
-    async handler(this: LookupThis, ctx: Context<LookupParams>) {
-      const found = await bookable(this, ctx);
-      return found ? narrow(found.reference.shippingMethods, found.options.shippingMethods, undefined).map(shippingMethodOut) : [];
-    },
-  },
+  shippingMethods: bookableLookup('shipping-methods', lookupParams({ ...locationParams, serviceLocation: id }), ({ reference, options }) =>
+    narrow(reference.shippingMethods, options.shippingMethods, undefined).map(shippingMethodOut),
+  ),
 
   accessories: {
     rest: 'GET /v3/accessory',
@@ -219,7 +172,7 @@ export const lookupActions: ServiceActionsSchema = {
     access: ACCESS.PARTNER,
     params: { shippingMethod: id, postalCode },
     async handler(this: LookupThis, ctx: Context<PickupDatesParams>) {
-      const dates = await datesFor(this, ctx.params);
+      const dates = await datesFor(this, ctx);
       return dates.map((entry) => `${entry.date}T00:00:00.000Z`);
     },
   },
@@ -229,7 +182,7 @@ export const lookupActions: ServiceActionsSchema = {
     access: ACCESS.PARTNER,
     params: { shippingMethod: id, postalCode },
     async handler(this: LookupThis, ctx: Context<PickupDatesParams>) {
-      const dates = await datesFor(this, ctx.params);
+      const dates = await datesFor(this, ctx);
       return dates.map((entry) => ({ date: entry.date, comment: pickupComment(entry.window) }));
     },
   },
@@ -282,9 +235,13 @@ export const lookupActions: ServiceActionsSchema = {
   },
 };
 
-async function datesFor(service: LookupThis, params: PickupDatesParams) {
+/** The pickup days of a shipping method the calling partner's competences offer. */
+async function datesFor(service: LookupThis, ctx: Context<PickupDatesParams>) {
+  const { params } = ctx;
+  const { partnerId } = callerOf(ctx);
   const { shippingMethods } = await loadReference(service.db.knex);
   const method = shippingMethods.find((record) => record.id === params.shippingMethod);
-  if (!method) throw new FieldsValidationError({ shippingMethod: [FIELD_MESSAGES.notAnOption] });
+  const offered = partnerId === null ? null : (await ctx.call<Options, object>('routing.options', { partnerId })).shippingMethods;
+  if (!method || (offered !== null && !offered.includes(method.id))) throw new FieldsValidationError({ shippingMethod: [FIELD_MESSAGES.notAnOption] });
   return method.calendar ? pickupDates(method.calendar, params.postalCode, new Date()) : [];
 }

@@ -88,19 +88,6 @@ export async function loadReference(knex: Knex): Promise<Reference> {
   };
 }
 
-/**
- * A record by id, or (for text that is not all digits) by name or alias, case-insensitive.
- * Query strings carry every value as text, so "3" is the id 3.
- */
-export function findNamed(list: NamedRecord[], value: number | string): NamedRecord | null {
-  if (typeof value === 'number' || /^\d+$/.test(value.trim())) {
-    const id = Number(value);
-    return list.find((record) => record.id === id) ?? null;
-  }
-  const wanted = value.trim().toLowerCase();
-  return list.find((record) => record.name.toLowerCase() === wanted || record.aliases.some((alias) => alias.toLowerCase() === wanted)) ?? null;
-}
-
 export const manufacturerOut = (record: NamedRecord) => ({ id: record.id, name: record.name, externalData: record.externalData });
 export const serviceTypeOut = (record: NamedRecord) => ({ id: record.id, name: record.name, properties: record.properties, externalData: record.externalData });
 export const productTypeOut = serviceTypeOut;

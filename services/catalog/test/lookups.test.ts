@@ -195,7 +195,7 @@ describe('pickup dates', () => {
   const dayMs = 86_400_000;
 
   it('answers ISO timestamps at midnight UTC on the carrier business days', async () => {
-    const res = await get('shipping/pickup-dates?shippingMethod=4&postalCode=41705');
+    const res = await get('shipping/pickup-dates?shippingMethod=4&postalCode=41705', DEMO_TOKENS.power);
     expect(res.status).toBe(200);
     expect(res.body.length).toBeGreaterThan(0);
     for (const timestamp of res.body as string[]) {
@@ -217,6 +217,16 @@ describe('pickup dates', () => {
       expect([2, 4]).toContain(new Date(`${entry.date}T00:00:00Z`).getUTCDay());
       expect(entry.comment).toBe('Pickup between 10:00 and 15:00');
     }
+  });
+
+  it("refuses a method none of the partner's competences offer, as one that does not exist", async () => {
+    // DB Schenker (4) is Power's carrier only; Elkjøp books with 1, 2 and 3.
+    for (const path of ['shipping/pickup-dates', 'shipping/pickup-dates-extended']) {
+      const res = await get(`${path}?shippingMethod=4&postalCode=41705`);
+      expect(res.status).toBe(400);
+      expect(res.body.error).toEqual({ message: 'Fields validation failed', details: { shippingMethod: ['Value is not present in possible options'] } });
+    }
+    expect((await get('shipping/pickup-dates-extended?shippingMethod=4&postalCode=41705', DEMO_TOKENS.power)).status).toBe(200);
   });
 
   it('answers [] for a method that is not picked up', async () => {

@@ -6,24 +6,25 @@
  * request before any transaction opens; the state rules live in `rules.ts`.
  */
 import path from 'node:path';
-import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
+import type { Context, ServiceSchema, ServiceSettingSchema } from 'moleculer';
 import {
   ACCESS,
-  assertCanSeeCase,
   callerOf,
   canSeeCase,
-  CASE_PARTIES_ACTION,
+  casePartiesOf,
   type CasePartiesEntry,
   ConflictError,
   DbMixin,
-  type DbService,
   DOMAIN_EVENTS,
   type FieldDetails,
   FieldsValidationError,
   inTransaction,
   NotFoundError,
+  type OutboxDbService,
   OutboxMixin,
   PG_ERRORS,
+  visibleCase,
+  visibleCases,
 } from '@hub/shared';
 import {
   columnsOf,
@@ -129,16 +130,13 @@ const proposalV1Schema = {
 };
 const listParams = { guid: 'uuid', active: { type: 'boolean', optional: true } };
 
-type CostProposalsThis = Service &
-  DbService & {
-    relayOutbox(): void;
-    casePartiesOf(ctx: Context, guids: string[]): Promise<Map<string, CasePartiesEntry>>;
-    listFor(ctx: Context<ListParams>): Promise<ProposalRow[]>;
-    visibleProposal(ctx: Context, id: number): Promise<{ row: ProposalRow; parties: CasePartiesEntry }>;
-    save(ctx: Context, items: CostProposalIn[]): Promise<ProposalRow[]>;
-    saveInTransaction(items: CostProposalIn[], providerId: number, parties: Map<string, CasePartiesEntry>): Promise<ProposalRow[]>;
-    react(ctx: Context, id: number, reaction: Reaction, name: string, comment: string | null): Promise<ProposalRow>;
-  };
+type CostProposalsThis = OutboxDbService & {
+  listFor(ctx: Context<ListParams>): Promise<ProposalRow[]>;
+  visibleProposal(ctx: Context, id: number): Promise<{ row: ProposalRow; parties: CasePartiesEntry }>;
+  save(ctx: Context, items: CostProposalIn[]): Promise<ProposalRow[]>;
+  saveInTransaction(items: CostProposalIn[], providerId: number, parties: Map<string, CasePartiesEntry>): Promise<ProposalRow[]>;
+  react(ctx: Context, id: number, reaction: Reaction, name: string, comment: string | null): Promise<ProposalRow>;
+};
 
 const CostProposalsService: ServiceSchema<ServiceSettingSchema, CostProposalsThis> = {
   name: 'cost-proposals',
@@ -237,14 +235,9 @@ const CostProposalsService: ServiceSchema<ServiceSettingSchema, CostProposalsThi
   },
 
   methods: {
-    async casePartiesOf(this: CostProposalsThis, ctx: Context, guids: string[]) {
-      const entries = (await ctx.call(CASE_PARTIES_ACTION, { guids })) as CasePartiesEntry[];
-      return new Map(entries.map((entry) => [entry.guid, entry]));
-    },
-
     async listFor(this: CostProposalsThis, ctx: Context<ListParams>) {
       const { guid, active } = ctx.params;
-      assertCanSeeCase(callerOf(ctx), (await this.casePartiesOf(ctx, [guid])).get(guid));
+      await visibleCase(ctx, guid);
       const rows = await listProposals(this.db.knex, guid);
       return active ? rows.filter((row) => mayBeApproved(stateOf(row))) : rows;
     },
@@ -252,7 +245,7 @@ const CostProposalsService: ServiceSchema<ServiceSettingSchema, CostProposalsThi
     /** A proposal on a case the caller may not see is as missing as one that does not exist. */
     async visibleProposal(this: CostProposalsThis, ctx: Context, id: number) {
       const row = await findProposal(this.db.knex, id);
-      const parties = row && (await this.casePartiesOf(ctx, [row.case_guid])).get(row.case_guid);
+      const parties = row && (await casePartiesOf(ctx, [row.case_guid])).get(row.case_guid);
       if (!row || !parties || !canSeeCase(callerOf(ctx), parties)) throw new NotFoundError('Cost proposal not found');
       return { row, parties };
     },
@@ -266,8 +259,7 @@ const CostProposalsService: ServiceSchema<ServiceSettingSchema, CostProposalsThi
       if (Object.keys(details).length) throw new FieldsValidationError(details);
 
       const guids = [...new Set(items.map((item) => item.guid))];
-      const parties = await this.casePartiesOf(ctx, guids);
-      for (const guid of guids) assertCanSeeCase(caller, parties.get(guid));
+      const parties = await visibleCases(ctx, guids);
 
       for (let attempt = 1; ; attempt++) {
         try {

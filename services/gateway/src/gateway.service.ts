@@ -18,12 +18,15 @@ import {
   ForbiddenError,
   isAccessLevel,
   NotFoundError,
+  PROMETHEUS_CONTENT_TYPE,
+  prometheusReporterOf,
   readiness,
   renderError,
+  type ScrapedPrometheusReporter,
   UnauthorizedError,
 } from '@hub/shared';
 import { buildOpenApi, type ServiceInfo } from './openapi';
-import { clusterOverview, refreshHubMetrics, registerHubMetrics, ScrapedPrometheusReporter } from './operations';
+import { clusterOverview, refreshHubMetrics, registerHubMetrics } from './operations';
 import { RedisRateLimitStore } from './rate-limit-store';
 import { tokenOf } from './request-token';
 
@@ -59,7 +62,7 @@ type HubRequest = IncomingMessage & {
 type GatewayThis = Service & {
   tokenCache: Map<string, { caller: Caller | null; expiresAt: number }>;
   prometheus?: ScrapedPrometheusReporter;
-  resolveCaller(token: string): Promise<Caller | null>;
+  resolveCaller(token: string, ctx?: Context): Promise<Caller | null>;
   sendError(req: HubRequest, res: ServerResponse, err: unknown): void;
   openApiDocument(): Record<string, unknown>;
 };
@@ -222,7 +225,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
           'GET metrics': page(async function (this: GatewayThis, _req, res) {
             if (!this.prometheus) throw new NotFoundError('Metrics are disabled (METRICS=false)');
             await refreshHubMetrics(this.broker);
-            send(res, 'text/plain; version=0.0.4; charset=utf-8', this.prometheus.render());
+            send(res, PROMETHEUS_CONTENT_TYPE, this.prometheus.render());
           }),
           'GET console': page(async function (this: GatewayThis, req, res) {
             const token = tokenOf(req);
@@ -310,7 +313,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
     async authenticate(this: GatewayThis, ctx: Context<unknown, CallerMeta>, _route: unknown, req: HubRequest) {
       const token = tokenOf(req);
       if (!token) throw new UnauthorizedError('Access token is missing');
-      const caller = await this.resolveCaller(token);
+      const caller = await this.resolveCaller(token, ctx);
       if (!caller) throw new UnauthorizedError('Access token is invalid');
       ctx.meta.caller = caller;
       return caller;
@@ -329,11 +332,12 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
       return buildOpenApi(services, { title: 'Service hub API', version: HUB_VERSION, basePath: API_PATH });
     },
 
-    async resolveCaller(this: GatewayThis, token: string): Promise<Caller | null> {
+    /** Asked within the request's context (`ctx`) when there is one, so the lookup is part of its trace. */
+    async resolveCaller(this: GatewayThis, token: string, ctx?: Context): Promise<Caller | null> {
       const now = Date.now();
       const cached = this.tokenCache.get(token);
       if (cached && cached.expiresAt > now) return cached.caller;
-      const caller = (await this.broker.call('catalog.resolveToken', { token })) as Caller | null;
+      const caller = (await (ctx ?? this.broker).call('catalog.resolveToken', { token })) as Caller | null;
       if (this.tokenCache.size >= TOKEN_CACHE_MAX) this.tokenCache.clear();
       this.tokenCache.set(token, { caller, expiresAt: now + TOKEN_CACHE_MS });
       return caller;
@@ -377,11 +381,8 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
 
   created(this: GatewayThis) {
     this.tokenCache = new Map();
-    if (this.broker.isMetricsEnabled()) {
-      registerHubMetrics(this.broker);
-      this.prometheus = new ScrapedPrometheusReporter({});
-      this.prometheus.init(this.broker.metrics);
-    }
+    if (this.broker.isMetricsEnabled()) registerHubMetrics(this.broker);
+    this.prometheus = prometheusReporterOf(this.broker);
   },
 
   async stopped(this: GatewayThis) {

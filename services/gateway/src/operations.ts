@@ -1,10 +1,10 @@
 /**
  * What an operator sees of the cluster from the gateway: nodes and services up, each outbox's
  * backlog and webhook delivery health (asked of the services that own them through internal
- * actions found in the registry), and the Prometheus text of this node's metrics with those
- * figures as gauges. The metrics are served on the gateway's own port, so no second listener.
+ * actions found in the registry), and those figures as gauges on the gateway's /metrics: they
+ * are the cluster's, read once per scrape, not any one process's.
  */
-import { MetricReporters, type ServiceBroker } from 'moleculer';
+import type { ServiceBroker } from 'moleculer';
 import { OUTBOX_BACKLOG_ACTION } from '@hub/shared';
 
 /** The webhooks service's internal summary of deliveries; absent while it does not run. */
@@ -117,26 +117,5 @@ export async function refreshHubMetrics(broker: ServiceBroker): Promise<void> {
   }
   if (webhooks) {
     for (const [state, count] of Object.entries(webhooks.totals)) broker.metrics.set(HUB_METRICS.WEBHOOK_DELIVERIES, count, { state });
-  }
-}
-
-/**
- * Moleculer's Prometheus reporter without its own HTTP listener: the gateway asks it for the
- * exposition text on `GET /metrics`.
- */
-export class ScrapedPrometheusReporter extends MetricReporters.Prometheus {
-  override init(registry: unknown): void {
-    (MetricReporters.Base.prototype as unknown as { init(registry: unknown): void }).init.call(this, registry);
-    const self = this as unknown as { opts: { defaultLabels?: unknown }; defaultLabels: unknown };
-    const labels = self.opts.defaultLabels;
-    self.defaultLabels = typeof labels === 'function' ? labels.call(this, registry) : labels;
-  }
-
-  stop(): Promise<void> {
-    return Promise.resolve();
-  }
-
-  render(): string {
-    return (this as unknown as { generatePrometheusResponse(): string }).generatePrometheusResponse();
   }
 }

@@ -3,22 +3,21 @@
  * them, and the per-provider invoice statuses whose 'Send to client' flag tells the partner.
  */
 import path from 'node:path';
-import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
+import type { Context, ServiceSchema, ServiceSettingSchema } from 'moleculer';
 import {
   ACCESS,
-  assertCanSeeCase,
-  CASE_CORES_ACTION,
-  CASE_PARTIES_ACTION,
-  type CasePartiesEntry,
+  caseCoresOf,
   callerOf,
   DbMixin,
-  type DbService,
   DOMAIN_EVENTS,
   FIELD_MESSAGES,
   type FieldDetails,
   FieldsValidationError,
   inTransaction,
+  type OutboxDbService,
   OutboxMixin,
+  visibleCase,
+  visibleCases,
   type World,
   writeEvent,
 } from '@hub/shared';
@@ -42,14 +41,7 @@ export interface ListInvoicesParams {
   guid: string;
 }
 
-type CaseCore = Record<string, unknown> & { guid: string };
-
-type InvoicingThis = Service &
-  DbService & {
-    relayOutbox(): void;
-    casePartiesOf(ctx: Context, guids: string[]): Promise<Map<string, CasePartiesEntry>>;
-    caseCoresOf(ctx: Context, guids: string[]): Promise<Map<string, CaseCore>>;
-  };
+type InvoicingThis = OutboxDbService;
 
 const number = { type: 'number' };
 const optional = <T extends object>(rule: T) => ({ ...rule, optional: true, nullable: true });
@@ -116,9 +108,8 @@ const InvoicingService: ServiceSchema<ServiceSettingSchema, InvoicingThis> = {
         if (invoices.length === 0) return [];
 
         const guids = unique(invoices.map((invoice) => invoice.guid));
-        const parties = await this.casePartiesOf(ctx, guids);
-        for (const guid of guids) assertCanSeeCase(caller, parties.get(guid));
-        const cores = await this.caseCoresOf(ctx, guids);
+        const parties = await visibleCases(ctx, guids);
+        const cores = await caseCoresOf(ctx, guids);
         const providerId = caller.providerId!;
 
         const saved = await inTransaction(this.db.knex, async (trx) => {
@@ -195,7 +186,7 @@ const InvoicingService: ServiceSchema<ServiceSettingSchema, InvoicingThis> = {
           .orderBy([{ column: 'i.created_at' }, { column: 'i.id' }])
           .offset(offset)
           .limit(limit)) as InvoiceWithLinkRow[];
-        const cores = rows.length ? await this.caseCoresOf(ctx, unique(rows.map((row) => row.guid))) : new Map<string, CaseCore>();
+        const cores = await caseCoresOf(ctx, rows.map((row) => row.guid));
         return {
           data: rows.map((row) => invoiceOut(row, cores.get(row.guid) ?? null)),
           pagination: { count: Number(counted[0].count), offset },
@@ -210,13 +201,13 @@ const InvoicingService: ServiceSchema<ServiceSettingSchema, InvoicingThis> = {
       async handler(this: InvoicingThis, ctx: Context<ListInvoicesParams>) {
         const caller = callerOf(ctx);
         const { guid } = ctx.params;
-        assertCanSeeCase(caller, (await this.casePartiesOf(ctx, [guid])).get(guid));
+        await visibleCase(ctx, guid);
         const scope = callerScope(caller);
         const rows = (await selectInvoices(this.db.knex)
           .where('i.guid', guid)
           .whereRaw(scope.sql, scope.bindings)
           .orderBy([{ column: 'i.created_at' }, { column: 'i.id' }])) as InvoiceWithLinkRow[];
-        const cores = rows.length ? await this.caseCoresOf(ctx, [guid]) : new Map<string, CaseCore>();
+        const cores = await caseCoresOf(ctx, rows.map((row) => row.guid));
         return rows.map((row) => invoiceOut(row, cores.get(row.guid) ?? null));
       },
     },
@@ -240,20 +231,6 @@ const InvoicingService: ServiceSchema<ServiceSettingSchema, InvoicingThis> = {
         });
         return true;
       },
-    },
-  },
-
-  methods: {
-    /** The parties of each known case, in one call to booking; unknown guids are absent. */
-    async casePartiesOf(this: InvoicingThis, ctx: Context, guids: string[]) {
-      const entries = (await ctx.call(CASE_PARTIES_ACTION, { guids })) as CasePartiesEntry[];
-      return new Map(entries.map((entry) => [entry.guid, entry]));
-    },
-
-    /** The core data of each known case to embed in invoices, in one call to booking. */
-    async caseCoresOf(this: InvoicingThis, ctx: Context, guids: string[]) {
-      const entries = (await ctx.call(CASE_CORES_ACTION, { guids })) as CaseCore[];
-      return new Map(entries.map((entry) => [entry.guid, entry]));
     },
   },
 };

@@ -7,9 +7,9 @@
  * with NATS and Redis (`invoicing.infra.test.ts`), where concurrent requests really interleave.
  */
 import type { Knex } from 'knex';
-import type { DbService } from '@hub/shared';
-import { DEMO_TOKENS, startTestHub, type TestHub } from '../../../test/support/hub';
-import { BOOKING_SERVICES, bookCase } from '../../../test/support/cases';
+import { DEMO_TOKENS, type TestHub } from '../../../test/support/hub';
+import { bookCase, startCaseRecordsHub, UNKNOWN_GUID } from '../../../test/support/cases';
+import { outboxReader } from '../../../test/support/outbox';
 import { SEARCHABLE_FIELDS } from '../src/filters';
 
 export function invoicingSuite(infra: boolean): void {
@@ -19,9 +19,6 @@ export function invoicingSuite(infra: boolean): void {
   let elkjopCase2: string;
   let powerCase: string;
   let tryggCase: string;
-  let lastEventId = 0;
-
-  const UNKNOWN_GUID = '0f9c7a1e-8d4b-4c3a-9e2f-5a6b7c8d9e0f';
 
   const line = {
     name: 'Display replacement',
@@ -35,28 +32,16 @@ export function invoicingSuite(infra: boolean): void {
     totalAmountInclVat: 1250,
   };
 
+  const outbox = outboxReader(() => knex, 'invoicing');
+
   beforeAll(async () => {
-    hub = await startTestHub({ services: [...BOOKING_SERVICES, 'invoicing'], infra });
-    knex = (hub.broker.getLocalService('invoicing') as unknown as DbService).db.knex;
-    elkjopCase = await bookCase(hub, DEMO_TOKENS.elkjop);
-    elkjopCase2 = await bookCase(hub, DEMO_TOKENS.elkjop);
-    powerCase = await bookCase(hub, DEMO_TOKENS.power);
-    tryggCase = await bookCase(hub, DEMO_TOKENS.trygg);
+    ({
+      hub,
+      knex,
+      cases: [elkjopCase, elkjopCase2, powerCase, tryggCase],
+    } = await startCaseRecordsHub('invoicing', infra, [DEMO_TOKENS.elkjop, DEMO_TOKENS.elkjop, DEMO_TOKENS.power, DEMO_TOKENS.trygg]));
   });
   afterAll(() => hub.stop());
-
-  interface OutboxEvent {
-    type: string;
-    case_guid: string;
-    audience: Record<string, unknown>;
-    payload: Record<string, any>;
-  }
-
-  async function newEvents(): Promise<OutboxEvent[]> {
-    const rows = await knex('invoicing.outbox').where('id', '>', lastEventId).orderBy('id');
-    if (rows.length) lastEventId = rows[rows.length - 1].id;
-    return rows;
-  }
 
   function post(token: string, body: unknown) {
     return hub.request('POST', '/api/v3/invoices', { token, body });
@@ -227,9 +212,9 @@ export function invoicingSuite(infra: boolean): void {
 
   describe('invoice.saved', () => {
     it("tells the partner, with the invoice and its case, when the status has 'Send to client'", async () => {
-      await newEvents();
+      await outbox.skip();
       const [invoice] = await save(DEMO_TOKENS.nrc, [{ guid: elkjopCase, externalId: 'INV-READY', status: 'ready', priceNet: 99, details: [line] }]);
-      const events = await newEvents();
+      const events = await outbox.newEvents();
       expect(events).toHaveLength(1);
       expect(events[0].type).toBe('invoice.saved');
       expect(events[0].case_guid).toBe(elkjopCase);
@@ -243,23 +228,23 @@ export function invoicingSuite(infra: boolean): void {
     });
 
     it('tells nobody for a status without the flag, one not configured, or none', async () => {
-      await newEvents();
+      await outbox.skip();
       await save(DEMO_TOKENS.nrc, [
         { guid: elkjopCase, externalId: 'INV-DRAFT', status: 'draft' },
         { guid: elkjopCase, externalId: 'INV-ODD', status: 'unconfigured' },
         { guid: elkjopCase, externalId: 'INV-NONE' },
       ]);
-      expect(await newEvents()).toEqual([]);
+      expect(await outbox.newEvents()).toEqual([]);
     });
 
     it("uses the saving provider's statuses and fires again on each save with a flagged status", async () => {
-      await newEvents();
+      await outbox.skip();
       // 'internal' is Svea's status without the flag; 'ready' has it for Svea too.
       await save(DEMO_TOKENS.svea, [{ guid: tryggCase, externalId: 'SV-1', status: 'internal' }]);
-      expect(await newEvents()).toEqual([]);
+      expect(await outbox.newEvents()).toEqual([]);
       const [ready] = await save(DEMO_TOKENS.svea, [{ guid: tryggCase, externalId: 'SV-1', status: 'ready' }]);
       const [paid] = await save(DEMO_TOKENS.svea, [{ guid: tryggCase, externalId: 'SV-1', status: 'ready', isPaid: true }]);
-      const events = await newEvents();
+      const events = await outbox.newEvents();
       expect(events.map((event) => [event.type, event.audience, event.payload.isPaid])).toEqual([
         ['invoice.saved', { partnerId: 3 }, false],
         ['invoice.saved', { partnerId: 3 }, true],
@@ -505,12 +490,12 @@ export function invoicingSuite(infra: boolean): void {
       // Svea's list, not named in this file, is kept.
       expect((await knex('invoicing.invoice_statuses').where({ provider_id: 20 })).length).toBe(2);
 
-      await newEvents();
+      await outbox.skip();
       await save(DEMO_TOKENS.nrc, [
         { guid: elkjopCase, externalId: 'W-1', status: 'draft' },
         { guid: elkjopCase, externalId: 'W-2', status: 'ready' },
       ]);
-      const events = await newEvents();
+      const events = await outbox.newEvents();
       expect(events.map((event) => [event.type, event.payload.externalId])).toEqual([['invoice.saved', 'W-1']]);
 
       const again = await hub.request('POST', '/api/admin/world', { token: DEMO_TOKENS.admin, body: { world } });

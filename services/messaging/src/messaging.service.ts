@@ -4,21 +4,20 @@
  * see is a 404, like a missing one.
  */
 import path from 'node:path';
-import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
+import type { Context, ServiceSchema, ServiceSettingSchema } from 'moleculer';
 import {
   ACCESS,
-  assertCanSeeCase,
-  CASE_PARTIES_ACTION,
-  type CasePartiesEntry,
   callerOf,
   canSeeCase,
+  casePartiesOf,
   DbMixin,
-  type DbService,
   DOMAIN_EVENTS,
   FIELD_MESSAGES,
   FieldsValidationError,
   inTransaction,
+  type OutboxDbService,
   OutboxMixin,
+  visibleCase,
   writeEvent,
 } from '@hub/shared';
 import {
@@ -61,11 +60,7 @@ export interface ConfirmError {
   message: 'Not found' | 'No access';
 }
 
-type MessagingThis = Service &
-  DbService & {
-    relayOutbox(): void;
-    casePartiesOf(ctx: Context, guids: string[]): Promise<Map<string, CasePartiesEntry>>;
-  };
+type MessagingThis = OutboxDbService;
 
 const optionalText = (max: number) => ({ type: 'string', max, optional: true, nullable: true });
 
@@ -100,7 +95,7 @@ const MessagingService: ServiceSchema<ServiceSettingSchema, MessagingThis> = {
         if (isInternal && caller.role === 'partner') details.isInternal = [FIELD_MESSAGES.notAccepted];
         if (Object.keys(details).length) throw new FieldsValidationError(details);
 
-        const parties = assertCanSeeCase(caller, (await this.casePartiesOf(ctx, [guid])).get(guid));
+        const parties = await visibleCase(ctx, guid);
         const row = await inTransaction(this.db.knex, async (trx) => {
           if (parentMessageId) {
             const parent = (await trx(MESSAGES).where({ id: parentMessageId }).first('guid', 'is_internal')) as Pick<MessageRow, 'guid' | 'is_internal'> | undefined;
@@ -144,7 +139,7 @@ const MessagingService: ServiceSchema<ServiceSettingSchema, MessagingThis> = {
       async handler(this: MessagingThis, ctx: Context<ListMessagesParams>) {
         const caller = callerOf(ctx);
         const { guid } = ctx.params;
-        assertCanSeeCase(caller, (await this.casePartiesOf(ctx, [guid])).get(guid));
+        await visibleCase(ctx, guid);
         const query = this.db.knex(MESSAGES).where({ guid }).orderBy('id');
         if (caller.role === 'partner') query.where({ is_internal: false });
         return ((await query) as MessageRow[]).map(messageOut);
@@ -165,7 +160,7 @@ const MessagingService: ServiceSchema<ServiceSettingSchema, MessagingThis> = {
           ? ((await this.db.knex(MESSAGES).whereIn('id', ids).select('id', 'guid', 'sender_type', 'is_internal')) as MessageRow[])
           : [];
         const byId = new Map(found.map((row) => [row.id, row]));
-        const parties = found.length ? await this.casePartiesOf(ctx, [...new Set(found.map((row) => row.guid))]) : new Map();
+        const parties = await casePartiesOf(ctx, found.map((row) => row.guid));
 
         const errors: ConfirmError[] = [];
         const confirmable: number[] = [];
@@ -197,14 +192,6 @@ const MessagingService: ServiceSchema<ServiceSettingSchema, MessagingThis> = {
         }
         return { success: true, errors, data: {} };
       },
-    },
-  },
-
-  methods: {
-    /** The parties of each known case, in one call to booking; unknown guids are absent. */
-    async casePartiesOf(this: MessagingThis, ctx: Context, guids: string[]) {
-      const entries = (await ctx.call(CASE_PARTIES_ACTION, { guids })) as CasePartiesEntry[];
-      return new Map(entries.map((entry) => [entry.guid, entry]));
     },
   },
 };

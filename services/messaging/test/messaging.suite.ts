@@ -6,9 +6,9 @@
  * with NATS and Redis (`messaging.infra.test.ts`), where concurrent requests really interleave.
  */
 import type { Knex } from 'knex';
-import type { DbService } from '@hub/shared';
-import { DEMO_TOKENS, startTestHub, type TestHub } from '../../../test/support/hub';
-import { BOOKING_SERVICES, bookCase } from '../../../test/support/cases';
+import { DEMO_TOKENS, type TestHub } from '../../../test/support/hub';
+import { bookCase, startCaseRecordsHub, UNKNOWN_GUID } from '../../../test/support/cases';
+import { outboxReader } from '../../../test/support/outbox';
 
 export function messagingSuite(infra: boolean): void {
   let hub: TestHub;
@@ -16,33 +16,16 @@ export function messagingSuite(infra: boolean): void {
   let elkjopCase: string;
   let powerCase: string;
   let tryggCase: string;
-  let lastEventId = 0;
 
   const ACCOUNTS = { elkjop: 2, nrc: 5 };
-  const UNKNOWN_GUID = '0f9c7a1e-8d4b-4c3a-9e2f-5a6b7c8d9e0f';
+
+  /** Events the messaging outbox got since the last look (no webhooks service runs here). */
+  const outbox = outboxReader(() => knex, 'messaging');
 
   beforeAll(async () => {
-    hub = await startTestHub({ services: [...BOOKING_SERVICES, 'messaging'], infra });
-    knex = (hub.broker.getLocalService('messaging') as unknown as DbService).db.knex;
-    elkjopCase = await bookCase(hub, DEMO_TOKENS.elkjop);
-    powerCase = await bookCase(hub, DEMO_TOKENS.power);
-    tryggCase = await bookCase(hub, DEMO_TOKENS.trygg);
+    ({ hub, knex, cases: [elkjopCase, powerCase, tryggCase] } = await startCaseRecordsHub('messaging', infra, [DEMO_TOKENS.elkjop, DEMO_TOKENS.power, DEMO_TOKENS.trygg]));
   });
   afterAll(() => hub.stop());
-
-  interface OutboxEvent {
-    type: string;
-    case_guid: string;
-    audience: Record<string, unknown>;
-    payload: Record<string, unknown>;
-  }
-
-  /** Events the messaging outbox got since the last call (no webhooks service runs here). */
-  async function newEvents(): Promise<OutboxEvent[]> {
-    const rows = await knex('messaging.outbox').where('id', '>', lastEventId).orderBy('id');
-    if (rows.length) lastEventId = rows[rows.length - 1].id;
-    return rows;
-  }
 
   function post(token: string, body: unknown) {
     return hub.request('POST', '/api/v3/case-messages/create', { token, body });
@@ -66,7 +49,7 @@ export function messagingSuite(infra: boolean): void {
 
   describe('POST /api/v3/case-messages/create', () => {
     it('answers the Case message record, the sender taken from the caller and not from the body', async () => {
-      await newEvents();
+      await outbox.skip();
       const before = Date.now();
       const res = await post(DEMO_TOKENS.elkjop, {
         guid: elkjopCase,
@@ -102,9 +85,9 @@ export function messagingSuite(infra: boolean): void {
     });
 
     it('tells only the provider of a partner message, with the record as payload', async () => {
-      await newEvents();
+      await outbox.skip();
       const message = await create(DEMO_TOKENS.elkjop, { guid: elkjopCase, userName: 'Kari', userEmail: 'kari@example.com' });
-      const events = await newEvents();
+      const events = await outbox.newEvents();
       expect(events).toHaveLength(1);
       expect(events[0].type).toBe('message.created');
       expect(events[0].case_guid).toBe(elkjopCase);
@@ -116,11 +99,11 @@ export function messagingSuite(infra: boolean): void {
     });
 
     it('tells only the partner of a provider message', async () => {
-      await newEvents();
+      await outbox.skip();
       const message = await create(DEMO_TOKENS.nrc, { guid: elkjopCase, type: 'spareParts' });
       expect(message.senderType).toBe('provider');
       expect(message.senderAccountId).toBe(ACCOUNTS.nrc);
-      const events = await newEvents();
+      const events = await outbox.newEvents();
       expect(events).toHaveLength(1);
       expect(events[0].type).toBe('message.created');
       expect(events[0].audience).toEqual({ partnerId: 1 });
@@ -206,12 +189,12 @@ export function messagingSuite(infra: boolean): void {
 
   describe('internal messages', () => {
     it('are written by providers, tell nobody, and are hidden from the partner', async () => {
-      await newEvents();
+      await outbox.skip();
       const note = await create(DEMO_TOKENS.svea, { guid: tryggCase, isInternal: true, content: 'Check the hinge' });
       expect(note.isInternal).toBe(true);
-      expect(await newEvents()).toEqual([]);
+      expect(await outbox.newEvents()).toEqual([]);
       const open = await create(DEMO_TOKENS.svea, { guid: tryggCase, content: 'Repair started' });
-      expect((await newEvents()).map((event) => event.payload.id)).toEqual([open.id]);
+      expect((await outbox.newEvents()).map((event) => event.payload.id)).toEqual([open.id]);
 
       expect((await list(DEMO_TOKENS.svea, tryggCase)).map((message) => message.id)).toEqual([note.id, open.id]);
       expect((await list(DEMO_TOKENS.trygg, tryggCase)).map((message) => message.id)).toEqual([open.id]);
@@ -257,14 +240,14 @@ export function messagingSuite(infra: boolean): void {
   describe('POST /api/v3/case-messages/confirm', () => {
     it('confirms a received message and tells only the party that created it', async () => {
       const message = await create(DEMO_TOKENS.nrc, { guid: elkjopCase });
-      await newEvents();
+      await outbox.skip();
       const res = await confirm(DEMO_TOKENS.elkjop, [message.id]);
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ success: true, errors: [], data: {} });
       const [stored] = (await list(DEMO_TOKENS.elkjop, elkjopCase)).filter((item) => item.id === message.id);
       expect(Date.parse(stored.confirmedAt)).toBeGreaterThanOrEqual(Date.parse(message.createdAt));
 
-      const events = await newEvents();
+      const events = await outbox.newEvents();
       expect(events).toHaveLength(1);
       expect(events[0].type).toBe('message.confirmed');
       expect(events[0].case_guid).toBe(elkjopCase);
@@ -274,9 +257,9 @@ export function messagingSuite(infra: boolean): void {
 
     it('tells the partner when the provider confirms a partner message', async () => {
       const message = await create(DEMO_TOKENS.elkjop, { guid: elkjopCase });
-      await newEvents();
+      await outbox.skip();
       expect((await confirm(DEMO_TOKENS.nrc, [message.id])).body).toEqual({ success: true, errors: [], data: {} });
-      const events = await newEvents();
+      const events = await outbox.newEvents();
       expect(events.map((event) => [event.type, event.audience, event.payload.id])).toEqual([['message.confirmed', { partnerId: 1 }, message.id]]);
     });
 
@@ -284,12 +267,12 @@ export function messagingSuite(infra: boolean): void {
       const message = await create(DEMO_TOKENS.nrc, { guid: elkjopCase });
       await confirm(DEMO_TOKENS.elkjop, [message.id]);
       const first = (await list(DEMO_TOKENS.elkjop, elkjopCase)).find((item) => item.id === message.id)!.confirmedAt;
-      await newEvents();
+      await outbox.skip();
       const again = await confirm(DEMO_TOKENS.elkjop, [message.id]);
       expect(again.status).toBe(200);
       expect(again.body).toEqual({ success: true, errors: [], data: {} });
       expect((await list(DEMO_TOKENS.elkjop, elkjopCase)).find((item) => item.id === message.id)!.confirmedAt).toBe(first);
-      expect(await newEvents()).toEqual([]);
+      expect(await outbox.newEvents()).toEqual([]);
     });
 
     it("confirms what it can and reports 'Not found' and 'No access' per id, without rollback", async () => {
@@ -335,13 +318,13 @@ export function messagingSuite(infra: boolean): void {
 
     it('confirms a message once when confirms race, telling the creator once', async () => {
       const message = await create(DEMO_TOKENS.nrc, { guid: elkjopCase });
-      await newEvents();
+      await outbox.skip();
       const answers = await Promise.all(Array.from({ length: 4 }, () => confirm(DEMO_TOKENS.elkjop, [message.id])));
       for (const answer of answers) {
         expect(answer.status).toBe(200);
         expect(answer.body).toEqual({ success: true, errors: [], data: {} });
       }
-      const events = await newEvents();
+      const events = await outbox.newEvents();
       expect(events.map((event) => [event.type, event.payload.id])).toEqual([['message.confirmed', message.id]]);
     });
 

@@ -19,7 +19,17 @@ import {
 } from '@hub/shared';
 import { References } from './references';
 import { resolveName, rowsTouchedBy, searchModels, writeBatch } from './registry';
-import { type ModelRow, type ModelWrite, SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX, UPSERT_BATCH_MAX, MESSAGES, planBatch } from './rules';
+import {
+  CONTAINS_MIN_LENGTH,
+  type ModelRow,
+  type ModelWrite,
+  SEARCH_LIMIT_DEFAULT,
+  SEARCH_LIMIT_MAX,
+  SIMILAR_CANDIDATES_MAX,
+  UPSERT_BATCH_MAX,
+  MESSAGES,
+  planBatch,
+} from './rules';
 
 type Reference = number | string;
 
@@ -88,6 +98,15 @@ const ModelsService: ServiceSchema<ServiceSettingSchema, ModelsThis> = {
     search: {
       rest: 'GET /v3/models',
       access: ACCESS.ANY,
+      summary: 'Search models',
+      description: [
+        '`manufacturer` and `productType` (id or name) and `mpn` (the whole mpn, ignoring case) filter; with no filter the answer is `[]`.',
+        '`model` searches name, mpn and aliases ignoring case, ranked best first:',
+        '1. a name, mpn or alias equal to the query (words one space apart), by name;',
+        '2. a name or mpn starting with the query, alphabetically by that name or mpn;',
+        '3. only when those fill less than `limit`: models holding every word of the query anywhere in name, mpn or aliases, by trigram similarity.',
+        `Tier 3 ranks at most ${SIMILAR_CANDIDATES_MAX} such models, so when more hold the words a longer query finds the best ones; a query whose words are all shorter than ${CONTAINS_MIN_LENGTH} characters skips it.`,
+      ].join('\n'),
       params: {
         manufacturer: reference,
         productType: reference,

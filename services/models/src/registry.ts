@@ -3,7 +3,7 @@
  * Every statement reads or writes `models.models` only.
  */
 import type { Knex } from 'knex';
-import { type ModelRow, type ModelValues, type PlannedWrite, type ModelWrite, escapeLike, searchTextOf, searchWords } from './rules';
+import { type ModelRow, type ModelValues, type PlannedWrite, type ModelWrite, SIMILAR_CANDIDATES_MAX, searchTerms, searchTextOf } from './rules';
 
 const TABLE = 'models.models';
 
@@ -19,50 +19,98 @@ export interface SearchFilter {
   limit: number;
 }
 
-/**
- * Builds the search as SQL and bindings. With `model`, every word must occur in name, mpn or an
- * alias (the trigram index answers `like '%word%'`); the best come first: an exact name, mpn or
- * alias, then a name or mpn starting with the query, then by trigram similarity.
- */
-export function searchSql(filter: SearchFilter): { sql: string; bindings: unknown[] } {
-  const where: string[] = [];
+export interface Sql {
+  sql: string;
+  bindings: unknown[];
+}
+
+const isSql = (value: unknown): value is Sql => typeof value === 'object' && value !== null && 'sql' in value && 'bindings' in value;
+
+/** SQL text and its bindings: a nested fragment is spliced in, any other value becomes a binding. */
+function sql(strings: TemplateStringsArray, ...values: unknown[]): Sql {
+  let text = strings[0];
   const bindings: unknown[] = [];
-  if (filter.manufacturerId !== undefined) {
-    where.push('manufacturer_id = ?');
-    bindings.push(filter.manufacturerId);
-  }
-  if (filter.productTypeId !== undefined) {
-    where.push('product_type_id = ?');
-    bindings.push(filter.productTypeId);
-  }
-  if (filter.mpn !== undefined) {
-    where.push('lower(mpn) = lower(?)');
-    bindings.push(filter.mpn);
-  }
-  let order = 'lower(name), id';
-  const orderBindings: unknown[] = [];
-  const words = filter.model !== undefined ? searchWords(filter.model) : [];
-  if (words.length) {
-    for (const word of words) {
-      where.push(`search_text like ?`);
-      bindings.push(`%${word}%`);
+  values.forEach((value, index) => {
+    if (isSql(value)) {
+      text += value.sql;
+      bindings.push(...value.bindings);
+    } else {
+      text += '?';
+      bindings.push(value);
     }
-    const query = filter.model!.trim().toLowerCase();
-    const prefix = `${words.join(' ')}%`;
-    order = `case
-        when lower(name) = ? or lower(mpn) = ? or exists (select 1 from unnest(aliases) alias where lower(alias) = ?) then 0
-        when lower(name) like ? or lower(mpn) like ? then 1
-        else 2
-      end, similarity(search_text, ?) desc, lower(name), id`;
-    orderBindings.push(query, query, query, prefix, prefix, query);
-  }
-  const sql = `select ${COLUMNS} from ${TABLE} where ${where.length ? where.join(' and ') : 'true'} order by ${order} limit ?`;
-  return { sql, bindings: [...bindings, ...orderBindings, filter.limit] };
+    text += strings[index + 1];
+  });
+  return { sql: text, bindings };
+}
+
+const text = (fragment: string): Sql => ({ sql: fragment, bindings: [] });
+const all = (conditions: Sql[]): Sql => (conditions.length ? { sql: conditions.map((condition) => condition.sql).join(' and '), bindings: conditions.flatMap((condition) => condition.bindings) } : text('true'));
+
+const SELECT = text(`select ${COLUMNS} from ${TABLE}`);
+const FROM = text(TABLE);
+// Byte order, as the name indexes hold it, so an ordered walk of an index can stop at the limit.
+const BY_NAME = text('lower(name) collate "C", id');
+
+/** A name, mpn or alias equal to the phrase, ignoring case. */
+const exactly = (phrase: string) => sql`(lower(name) = ${phrase} or lower(mpn) = ${phrase} or models.lowered(aliases) @> array[${phrase}]::text[])`;
+
+/**
+ * Builds the search as SQL and bindings. With `model` the answer is ranked in three tiers, each
+ * fetched through an index in its own order so a query that matches much of the table reads
+ * little of it:
+ * 0. a name, mpn or alias equal to the query, by name;
+ * 1. a name or mpn starting with the query, by that name or mpn;
+ * 2. only when tiers 0 and 1 hold fewer models than the limit: models where every word occurs
+ *    in name, mpn or an alias (the trigram index answers `like '%word%'`), by trigram similarity.
+ *    At most SIMILAR_CANDIDATES_MAX of them are ranked, so when more hold the words the best of
+ *    those are answered, not necessarily the best of all; a query of words shorter than
+ *    CONTAINS_MIN_LENGTH skips this tier.
+ * Tiers 0 and 1 fetch at most `limit` models per index, in the order the answer ranks them, so
+ * their part of the answer is exact.
+ */
+export function searchSql(filter: SearchFilter): Sql {
+  const scope: Sql[] = [];
+  if (filter.manufacturerId !== undefined) scope.push(sql`manufacturer_id = ${filter.manufacturerId}`);
+  if (filter.productTypeId !== undefined) scope.push(sql`product_type_id = ${filter.productTypeId}`);
+  if (filter.mpn !== undefined) scope.push(sql`lower(mpn) = lower(${filter.mpn})`);
+  const { limit } = filter;
+  const terms = filter.model === undefined ? null : searchTerms(filter.model);
+  if (!terms) return sql`${SELECT} where ${all(scope)} order by ${BY_NAME} limit ${limit}`;
+
+  const exact = exactly(terms.phrase);
+  const nameStarts = sql`lower(name) collate "C" like ${terms.prefix}`;
+  const mpnStarts = sql`lower(mpn) collate "C" like ${terms.prefix}`;
+  // A materialized CTE is planned to read all its rows, yet runs only as far as it is read. So the
+  // exact matches keep their index plan (the planner cannot estimate how many models share an
+  // alias, and under a limit would walk a whole name index in order hoping to meet them early),
+  // and the words' candidates keep the trigram index when few models match (under a limit the
+  // planner would scan the table hoping to meet them early, which reads all of it when a filter
+  // leaves none) while a broad query still stops after SIMILAR_CANDIDATES_MAX rows.
+  const containing = terms.contains.length
+    ? sql`, containing as materialized (select id from ${FROM} where ${all([...scope, ...terms.contains.map((pattern) => sql`search_text like ${pattern}`)])})`
+    : text('');
+  const containingCandidates = terms.contains.length
+    ? sql`union (select id from containing where (select count(*) from first_tiers) < ${limit} limit ${SIMILAR_CANDIDATES_MAX})`
+    : text('');
+  return sql`with exact as materialized (select id, name from ${FROM} where ${all([...scope, exact])})${containing},
+    first_tiers as (
+      (select id from exact order by ${BY_NAME} limit ${limit})
+      union (select id from ${FROM} where ${all([...scope, nameStarts])} order by lower(name) collate "C", id limit ${limit})
+      union (select id from ${FROM} where ${all([...scope, mpnStarts])} order by lower(mpn) collate "C", id limit ${limit})
+    ), candidates as (select id from first_tiers ${containingCandidates})
+    select ${text(COLUMNS)} from (
+      select *, case when ${exact} then 0 when ${nameStarts} or ${mpnStarts} then 1 else 2 end as tier,
+        least(case when ${nameStarts} then lower(name) collate "C" end, case when ${mpnStarts} then lower(mpn) collate "C" end) as starts_with
+      from ${FROM} where id in (select id from candidates)
+    ) ranked
+    order by tier, case when tier = 1 then starts_with end, case when tier = 1 then id end,
+      case when tier = 2 then similarity(search_text, ${terms.phrase}) end desc, ${BY_NAME}
+    limit ${limit}`;
 }
 
 export async function searchModels(knex: Knex, filter: SearchFilter): Promise<ModelRow[]> {
-  const { sql, bindings } = searchSql(filter);
-  const result = await knex.raw(sql, bindings as Knex.RawBinding[]);
+  const { sql: query, bindings } = searchSql(filter);
+  const result = await knex.raw(query, bindings as Knex.RawBinding[]);
   return result.rows as ModelRow[];
 }
 
@@ -146,15 +194,18 @@ export interface ResolvedName {
 }
 
 /** The model a name, mpn or alias names exactly (ignoring case); a name match wins over an mpn, an mpn over an alias. */
+export function resolveNameSql(name: string): Sql | null {
+  const phrase = searchTerms(name)?.phrase;
+  if (!phrase) return null;
+  return sql`select id, name, manufacturer_id as "manufacturerId", product_type_id as "productTypeId" from ${FROM}
+     where ${exactly(phrase)}
+     order by case when lower(name) = ${phrase} then 0 when lower(mpn) = ${phrase} then 1 else 2 end, id
+     limit 1`;
+}
+
 export async function resolveName(knex: Knex, name: string): Promise<ResolvedName | null> {
-  const wanted = name.trim().toLowerCase();
-  if (!wanted) return null;
-  const result = await knex.raw(
-    `select id, name, manufacturer_id as "manufacturerId", product_type_id as "productTypeId" from ${TABLE}
-     where lower(name) = ? or lower(mpn) = ? or (search_text like ? and exists (select 1 from unnest(aliases) alias where lower(alias) = ?))
-     order by case when lower(name) = ? then 0 when lower(mpn) = ? then 1 else 2 end, id
-     limit 1`,
-    [wanted, wanted, `%${escapeLike(wanted)}%`, wanted, wanted, wanted],
-  );
+  const resolution = resolveNameSql(name);
+  if (!resolution) return null;
+  const result = await knex.raw(resolution.sql, resolution.bindings as Knex.RawBinding[]);
   return (result.rows[0] as ResolvedName | undefined) ?? null;
 }

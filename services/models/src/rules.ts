@@ -32,13 +32,35 @@ export function searchTextOf(name: string, mpn: string, aliases: string[]): stri
   return [name, mpn, ...aliases].join(' ').toLowerCase();
 }
 
-/**
- * The words of a non-strict search, lower-cased, each escaped for LIKE. Every word must occur
- * somewhere in name, mpn or aliases, so "gal s2" finds "Galaxy S24".
- */
-export function searchWords(query: string): string[] {
+/** How many models holding every word a search ranks by similarity, when exact and prefix matches do not fill the limit. */
+export const SIMILAR_CANDIDATES_MAX = 1000;
+/** The shortest word that makes a search look inside names: the trigram index needs three characters. */
+export const CONTAINS_MIN_LENGTH = 3;
+
+/** What a non-strict search looks for. */
+export interface SearchTerms {
+  /** The query lower-cased, words one space apart: an exact name, mpn or alias equals it. */
+  phrase: string;
+  /** LIKE pattern of a name or mpn starting with the phrase. */
+  prefix: string;
+  /**
+   * LIKE patterns, one per distinct word, that must all occur in name, mpn or aliases, so
+   * "gal s2" finds "Galaxy S24"; empty when no word is long enough for the trigram index, as
+   * such a search would read the whole table.
+   */
+  contains: string[];
+}
+
+export function searchTerms(query: string): SearchTerms | null {
   const words = query.toLowerCase().split(/\s+/).filter(Boolean);
-  return [...new Set(words)].map(escapeLike);
+  if (!words.length) return null;
+  const phrase = words.join(' ');
+  const distinct = [...new Set(words)];
+  return {
+    phrase,
+    prefix: `${escapeLike(phrase)}%`,
+    contains: distinct.some((word) => word.length >= CONTAINS_MIN_LENGTH) ? distinct.map((word) => `%${escapeLike(word)}%`) : [],
+  };
 }
 
 /** Makes text match itself literally inside a LIKE pattern. */

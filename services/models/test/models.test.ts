@@ -127,6 +127,50 @@ describe('GET /api/v3/models', () => {
     expect(byAlias.map((model: { name: string }) => model.name)).toEqual([`Zeta ${stem}`]);
   });
 
+  it('orders names and mpns starting with the query by that name or mpn, after exact matches', async () => {
+    const stem = fresh('Tiers').toLowerCase();
+    await post([
+      entry({ name: `Holder of ${stem}`, mpn: `${stem} c` }),
+      entry({ name: `${stem} b`, mpn: `x-${stem}-b` }),
+      entry({ name: `Aliased ${stem}`, mpn: `y-${stem}`, aliases: [stem] }),
+      entry({ name: `${stem} d`, mpn: `z-${stem}-d` }),
+      entry({ name: `Inside ${stem} e`, mpn: `w-${stem}-e` }),
+    ]);
+    const names = (await search(`model=${encodeURIComponent(stem)}`)).map((model: { name: string }) => model.name);
+    // The alias is exact; then "<stem> b", "<stem> c" (the mpn of "Holder of"), "<stem> d"; then the rest.
+    expect(names).toEqual([`Aliased ${stem}`, `${stem} b`, `Holder of ${stem}`, `${stem} d`, `Inside ${stem} e`]);
+  });
+
+  it('ranks models that only hold the words after those starting with the query, within the limit', async () => {
+    const stem = fresh('Fill').toLowerCase();
+    await post([entry({ name: `${stem} one`, mpn: `${stem}-1` }), entry({ name: `${stem} two`, mpn: `${stem}-2` }), entry({ name: `Holds ${stem}`, mpn: `h-${stem}` })]);
+    const names = async (limit: number) => (await search(`model=${encodeURIComponent(stem)}&limit=${limit}`)).map((model: { name: string }) => model.name);
+    expect(await names(2)).toEqual([`${stem} one`, `${stem} two`]);
+    expect(await names(3)).toEqual([`${stem} one`, `${stem} two`, `Holds ${stem}`]);
+  });
+
+  it('matches a query of words shorter than three characters only at the start of a name or mpn, or exactly', async () => {
+    await post([
+      entry({ name: fresh('Qz starts'), mpn: fresh('M') }),
+      entry({ name: fresh('Holds qz'), mpn: fresh('M') }),
+      entry({ name: fresh('Alias only'), mpn: fresh('M'), aliases: ['qz'] }),
+    ]);
+    const found = (await search('model=QZ&limit=100')).map((model: { name: string }) => model.name);
+    expect(found.some((name: string) => name.startsWith('Qz starts'))).toBe(true);
+    expect(found.some((name: string) => name.startsWith('Alias only'))).toBe(true);
+    expect(found.some((name: string) => name.startsWith('Holds qz'))).toBe(false);
+    // With a word of three characters the search looks inside names again.
+    expect((await search('model=QZ%20hol')).map((model: { name: string }) => model.name)).toEqual([expect.stringMatching(/^Holds qz/)]);
+  });
+
+  it('documents the ranking and its limits in the OpenAPI description', async () => {
+    const { body } = await hub.request('GET', '/api/openapi.json');
+    const { description } = body.paths['/v3/models'].get;
+    expect(description).toContain('a name or mpn starting with the query');
+    expect(description).toContain('at most 1000 such models');
+    expect(description).toContain('shorter than 3 characters');
+  });
+
   it('matches mpn strictly: the whole mpn, ignoring case, and nothing else', async () => {
     expect((await search('mpn=sm-s921b')).map((model: { name: string }) => model.name)).toEqual(['Galaxy S24']);
     expect(await search('mpn=SM-S921')).toEqual([]);

@@ -1,5 +1,5 @@
 /** The registry's pure rules: search words, reference keys and how a batch is planned. */
-import { MESSAGES, type ModelRow, planBatch, referenceKey, searchTextOf, searchWords } from '../src/rules';
+import { MESSAGES, type ModelRow, planBatch, referenceKey, searchTerms, searchTextOf } from '../src/rules';
 
 const stored = (fields: Partial<ModelRow>): ModelRow => ({
   id: 1,
@@ -19,11 +19,16 @@ const stored = (fields: Partial<ModelRow>): ModelRow => ({
   ...fields,
 });
 
-describe('search words', () => {
-  it('lower-cases, splits on whitespace, drops repeats and escapes LIKE wildcards', () => {
-    expect(searchWords('  Galaxy  S24 galaxy ')).toEqual(['galaxy', 's24']);
-    expect(searchWords('100% a_b c\\d')).toEqual(['100\\%', 'a\\_b', 'c\\\\d']);
-    expect(searchWords('   ')).toEqual([]);
+describe('search terms', () => {
+  it('lower-cases, joins the words with one space, drops repeated words and escapes LIKE wildcards', () => {
+    expect(searchTerms('  Galaxy  S24 galaxy ')).toEqual({ phrase: 'galaxy s24 galaxy', prefix: 'galaxy s24 galaxy%', contains: ['%galaxy%', '%s24%'] });
+    expect(searchTerms('100% a_b c\\d')).toEqual({ phrase: '100% a_b c\\d', prefix: '100\\% a\\_b c\\\\d%', contains: ['%100\\%%', '%a\\_b%', '%c\\\\d%'] });
+    expect(searchTerms('   ')).toBeNull();
+  });
+
+  it('looks inside names only when a word has at least three characters', () => {
+    expect(searchTerms('x1 s2')?.contains).toEqual([]);
+    expect(searchTerms('x1 car')?.contains).toEqual(['%x1%', '%car%']);
   });
 
   it('covers name, mpn and aliases in one lower-cased text', () => {

@@ -5,13 +5,14 @@
  */
 import type { Knex } from 'knex';
 import { databaseOf } from '@hub/shared';
-import { searchSql } from '../src/registry';
+import { resolveNameSql, searchSql } from '../src/registry';
+import { SIMILAR_CANDIDATES_MAX } from '../src/rules';
 import { DEMO_TOKENS, startTestHub, type TestHub } from '../../../test/support/hub';
 
 const ROWS = 30_000;
 
-async function plan(knex: Knex, sql: string, bindings: unknown[]): Promise<string> {
-  const result = await knex.raw(`explain ${sql}`, bindings as Knex.RawBinding[]);
+async function plan(knex: Knex, sql: string, bindings: unknown[], options = 'costs on'): Promise<string> {
+  const result = await knex.raw(`explain (${options}) ${sql}`, bindings as Knex.RawBinding[]);
   return (result.rows as Array<{ 'QUERY PLAN': string }>).map((row) => row['QUERY PLAN']).join('\n');
 }
 
@@ -43,6 +44,41 @@ export function searchIndexSuite(infra: boolean): void {
     expect(res.body.map((model: { mpn: string }) => model.mpn)).toContain(mpn);
   });
 
+  it('answers a search many names start with from the prefix index and never looks inside names', async () => {
+    const { sql, bindings } = searchSql({ model: 'a', limit: 10 });
+    const executed = await plan(knex, sql, bindings, 'analyze, costs off, timing off');
+    expect(executed).toMatch(/Index (Only )?Scan using models_name_prefix/);
+    expect(executed).toMatch(/Index (Only )?Scan using models_mpn_prefix/);
+    expect(executed).toMatch(/Bitmap Index Scan on models_aliases_lowered/);
+    expect(executed).not.toContain('models_search_trgm');
+    const res = await hub.request('GET', '/api/v3/models?model=A', { token: DEMO_TOKENS.elkjop });
+    expect(res.status).toBe(200);
+    expect(res.body).toHaveLength(10);
+    for (const model of res.body) expect(model.name.toLowerCase().startsWith('a') || model.mpn.toLowerCase().startsWith('a')).toBe(true);
+  });
+
+  it('looks inside names only when exact and prefix matches do not fill the limit', async () => {
+    await knex.raw(
+      `insert into models.models (name, mpn, manufacturer_id, product_type_id, search_text)
+       select 'Tiered ' || n, 'TIER-' || n, 1, 1, 'tiered ' || n || ' tier-' || n from generate_series(1, 12) as n`,
+    );
+    const filled = searchSql({ model: 'tiered', limit: 10 });
+    expect(await plan(knex, filled.sql, filled.bindings, 'analyze, costs off, timing off')).toMatch(/CTE Scan on containing \(never executed\)/);
+    const short = searchSql({ model: 'tiered', limit: 20 });
+    expect(await plan(knex, short.sql, short.bindings, 'analyze, costs off, timing off')).toMatch(/CTE Scan on containing \(actual rows=12/);
+  });
+
+  it('ranks a capped set of candidates when every model holds the words', async () => {
+    const { sql, bindings } = searchSql({ model: 'alias', limit: 10 });
+    const executed = await plan(knex, sql, bindings, 'analyze, costs off, timing off');
+    // The candidates' scan stops at the cap instead of reading every match.
+    expect(executed).toMatch(new RegExp(`Limit \\(actual rows=${SIMILAR_CANDIDATES_MAX}(\\.00)? loops=1\\)`));
+    const res = await hub.request('GET', '/api/v3/models?model=ALIAS&limit=100', { token: DEMO_TOKENS.elkjop });
+    expect(res.status).toBe(200);
+    expect(res.body).toHaveLength(100);
+    for (const model of res.body) expect(model.aliases[0]).toMatch(/^alias /);
+  });
+
   it('answers a search within a manufacturer from an index too', async () => {
     const { sql, bindings } = searchSql({ manufacturerId: 2, model: '7771', limit: 10 });
     expect(await plan(knex, sql, bindings)).toMatch(/Index|Bitmap/);
@@ -56,14 +92,9 @@ export function searchIndexSuite(infra: boolean): void {
 
   it('resolves a name without a scan', async () => {
     const { name, alias } = (await knex.raw(`select name, aliases[1] as alias from models.models where name like '% 5'`)).rows[0];
-    const result = await knex.raw(`explain select id from models.models where lower(name) = ? or lower(mpn) = ? or (search_text like ? and exists (select 1 from unnest(aliases) alias where lower(alias) = ?))`, [
-      alias,
-      alias,
-      `%${alias}%`,
-      alias,
-    ]);
-    const text = (result.rows as Array<{ 'QUERY PLAN': string }>).map((row) => row['QUERY PLAN']).join('\n');
-    expect(text).not.toContain('Seq Scan');
+    const { sql, bindings } = resolveNameSql(alias)!;
+    expect(await plan(knex, sql, bindings)).toContain('models_aliases_lowered');
+    expect(await plan(knex, sql, bindings)).not.toContain('Seq Scan');
     expect(await hub.broker.call('models.resolveName', { name: alias.toUpperCase() })).toMatchObject({ name });
   });
 

@@ -14,6 +14,7 @@ import {
   FIELD_MESSAGES,
   FieldsValidationError,
   inTransaction,
+  isServiceRunning,
   NotEnoughDataError,
   type World,
   WorldCacheMixin,
@@ -78,7 +79,7 @@ const routingParams = {
   model: { type: 'string', min: 1, max: 255, optional: true },
 };
 
-type RoutingThis = Service & DbService & { modelsAvailable(): boolean };
+type RoutingThis = Service & DbService;
 
 const RoutingService: ServiceSchema<ServiceSettingSchema, RoutingThis> = {
   name: 'routing',
@@ -125,7 +126,7 @@ const RoutingService: ServiceSchema<ServiceSettingSchema, RoutingThis> = {
         if (model !== undefined) {
           input.modelNames = [model];
           // A registered model also says its manufacturer and product type when the case did not.
-          if (this.modelsAvailable()) {
+          if (isServiceRunning(this.broker, 'models')) {
             const found = await ctx.call<ResolvedModel | null, { name: string }>('models.resolveName', { name: model });
             if (found) {
               input.modelNames.push(found.name);
@@ -202,14 +203,6 @@ const RoutingService: ServiceSchema<ServiceSettingSchema, RoutingThis> = {
         await inTransaction(this.db.knex, (trx) => applyCompetences(trx, ctx.params.world));
         return true;
       },
-    },
-  },
-
-  methods: {
-    /** Whether the model registry runs anywhere in the cluster; routing works without it. */
-    modelsAvailable(this: RoutingThis): boolean {
-      // Moleculer's typings leave out the registry's hasService.
-      return (this.broker.registry as unknown as { hasService(name: string): boolean }).hasService('models');
     },
   },
 };

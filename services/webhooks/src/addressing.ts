@@ -2,7 +2,7 @@
  * Which webhooks a domain event causes: the subscriptions in its audience that name the webhook
  * type, with the partner's status mapping and blacklist applied to status events (spec 6).
  */
-import { DOMAIN_EVENTS, type DomainEvent, type WebhookEventType } from '@hub/shared';
+import { caseForPartner, DOMAIN_EVENTS, type DomainEvent, partnerKeyOf, type StatusRules, type WebhookEventType } from '@hub/shared';
 
 export interface StatusTransitionRule {
   from?: string | null;
@@ -15,12 +15,6 @@ export interface AddressableSubscription {
   providerId: number | null;
   eventTypes: string[];
   statusTransitions: StatusTransitionRule[];
-}
-
-export interface StatusRules {
-  /** Provider key to the partner's key. */
-  mappings: Record<string, string>;
-  blacklist: string[];
 }
 
 export interface PlannedDelivery {
@@ -46,19 +40,9 @@ const SAME_TYPE: Record<string, WebhookEventType> = {
 /** Webhook types reached only by partners' subscriptions whatever the audience says. */
 const PARTNERS_ONLY: ReadonlySet<string> = new Set(['invoice.saved']);
 
-const NO_RULES: StatusRules = { mappings: {}, blacklist: [] };
-
 export function inAudience(event: DomainEvent, subscription: AddressableSubscription): boolean {
   const { partnerId, providerId } = event.audience ?? {};
   return Boolean((partnerId && subscription.partnerId === partnerId) || (providerId && subscription.providerId === providerId));
-}
-
-/** A partner's view of a provider key: its mapped key, or the provider key unchanged. */
-export function mapKey(rules: StatusRules, key: string): string;
-export function mapKey(rules: StatusRules, key: string | null): string | null;
-export function mapKey(rules: StatusRules, key: string | null): string | null {
-  if (key === null) return null;
-  return Object.prototype.hasOwnProperty.call(rules.mappings, key) ? rules.mappings[key] : key;
 }
 
 /**
@@ -76,32 +60,51 @@ export function transitionMatches(rules: StatusTransitionRule[], prevKey: string
   });
 }
 
-interface StatusAddedPayload {
-  status: Record<string, unknown> & { key: string };
-  prevKey: string | null;
-  case: unknown;
+interface CaseStatus {
+  id: number;
+  key: string;
 }
 
-function statusDeliveries(event: DomainEvent, subscription: AddressableSubscription, rules: StatusRules): Array<Pick<PlannedDelivery, 'eventType' | 'webhookId' | 'payload'>> {
-  const { status, prevKey, case: caseData } = event.payload as unknown as StatusAddedPayload;
-  if (!status || typeof status.key !== 'string') return [];
-  const key = mapKey(rules, status.key);
-  if (rules.blacklist.includes(status.key) || rules.blacklist.includes(key)) return [];
-  const previous = mapKey(rules, prevKey ?? null);
+interface StatusAddedPayload {
+  status: Record<string, unknown> & CaseStatus;
+  case: { caseStatuses: CaseStatus[]; currentStatus: string | null };
+}
+
+/**
+ * The key of the last status before this one that the receiver can see: a blacklisted status is
+ * invisible, so it is never a prevKey, and the one before it is.
+ */
+function previousKeySeen(rules: StatusRules | null, status: CaseStatus, caseStatuses: CaseStatus[]): string | null {
+  for (let index = caseStatuses.length - 1; index >= 0; index--) {
+    if (caseStatuses[index].id >= status.id) continue;
+    const key = partnerKeyOf(rules, caseStatuses[index].key);
+    if (key !== null) return key;
+  }
+  return null;
+}
+
+function statusDeliveries(event: DomainEvent, subscription: AddressableSubscription, rules: StatusRules | null): Array<Pick<PlannedDelivery, 'eventType' | 'webhookId' | 'payload'>> {
+  const { status, case: caseData } = event.payload as unknown as StatusAddedPayload;
+  if (!status || typeof status.key !== 'string' || !Array.isArray(caseData?.caseStatuses)) return [];
+  const key = partnerKeyOf(rules, status.key);
+  if (key === null) return [];
+  const previous = previousKeySeen(rules, status, caseData.caseStatuses);
   const planned: Array<Pick<PlannedDelivery, 'eventType' | 'webhookId' | 'payload'>> = [];
   if (subscription.eventTypes.includes('status.new') && previous !== key) {
     planned.push({ eventType: 'status.new', webhookId: event.id, payload: { ...status, key } });
   }
   if (subscription.eventTypes.includes('status.transition') && transitionMatches(subscription.statusTransitions, previous, key)) {
     // Its own webhook-id: a receiver of both types must not take one for a retry of the other.
-    planned.push({ eventType: 'status.transition', webhookId: `${event.id}_transition`, payload: { ...status, key, prevKey: previous, case: caseData } });
+    const caseSeen = caseForPartner(caseData, rules);
+    planned.push({ eventType: 'status.transition', webhookId: `${event.id}_transition`, payload: { ...status, key, prevKey: previous, case: caseSeen } });
   }
   return planned;
 }
 
 /**
  * The deliveries one event causes. `rulesOf` gives a partner's status rules; a provider's
- * subscription sees provider keys.
+ * subscription sees provider keys. Status events carry the case with all its statuses (provider
+ * keys); a receiver gets the case as its party sees it.
  */
 export function planDeliveries(event: DomainEvent, subscriptions: AddressableSubscription[], rulesOf: (partnerId: number) => StatusRules): PlannedDelivery[] {
   const planned: PlannedDelivery[] = [];
@@ -109,7 +112,7 @@ export function planDeliveries(event: DomainEvent, subscriptions: AddressableSub
     if (!inAudience(event, subscription)) continue;
     let found: Array<Pick<PlannedDelivery, 'eventType' | 'webhookId' | 'payload'>> = [];
     if (event.type === DOMAIN_EVENTS.CASE_STATUS_ADDED) {
-      found = statusDeliveries(event, subscription, subscription.partnerId ? rulesOf(subscription.partnerId) : NO_RULES);
+      found = statusDeliveries(event, subscription, subscription.partnerId ? rulesOf(subscription.partnerId) : null);
     } else {
       const type = SAME_TYPE[event.type];
       if (!type || !subscription.eventTypes.includes(type)) continue;

@@ -1,10 +1,12 @@
 /**
  * The webhooks schema: subscriptions, status rules, deliveries and their attempt log. Claims use
  * `FOR UPDATE SKIP LOCKED` with a lease so several workers share the queue and a crashed
- * worker's deliveries are taken again when the lease runs out.
+ * worker's deliveries are taken again when the lease runs out; they take turns across instances
+ * so that per-subscription limits hold over all of them.
  */
 import type { Knex } from 'knex';
-import type { AddressableSubscription, PlannedDelivery, StatusRules, StatusTransitionRule } from './addressing';
+import type { StatusRules } from '@hub/shared';
+import type { AddressableSubscription, PlannedDelivery, StatusTransitionRule } from './addressing';
 import type { AttemptOutcome } from './outcome';
 
 export type SubscriptionState = 'active' | 'paused' | 'disabled' | 'removed';
@@ -98,48 +100,82 @@ export async function insertDeliveries(knex: Knex, planned: PlannedDelivery[], f
   return inserted;
 }
 
+const CLAIM_DUE = `with room as (
+    select s.id, s.max_in_flight - (select count(*) from webhooks.deliveries leased
+                                     where leased.subscription_id = s.id and leased.state = 'pending' and leased.lease_until > now()) as free
+      from webhooks.subscriptions s
+     where s.state = 'active'
+  ),
+  chosen as (
+    select due.id, room.id as subscription_id from room
+     cross join lateral (
+       select d.id, d.next_attempt_at from webhooks.deliveries d
+        where d.subscription_id = room.id and d.state = 'pending' and d.next_attempt_at <= now()
+          and (d.lease_until is null or d.lease_until < now())
+          and not exists (select 1 from webhooks.deliveries e
+                           where e.subscription_id = d.subscription_id and e.case_guid = d.case_guid
+                             and e.state = 'pending' and e.id < d.id)
+        order by d.next_attempt_at, d.id
+        limit greatest(room.free, 0)
+        for update of d skip locked
+     ) due
+     order by due.next_attempt_at, due.id
+     limit ?
+  )
+  update webhooks.deliveries d set lease_until = now() + (? * interval '1 millisecond')
+    from chosen join webhooks.subscriptions s on s.id = chosen.subscription_id
+   where d.id = chosen.id
+   returning d.*, to_jsonb(s) as subscription`;
+
 /**
- * Claims due deliveries: only the oldest pending one of each (subscription, case), so a case
- * reaches a receiver in event order, and no more per subscription than its in-flight limit.
+ * Records the attempts that finished, then claims due deliveries, in one transaction: one commit
+ * for both, and the record frees the room its deliveries' leases held, so the claim that follows
+ * sees it.
+ *
+ * The claim walks each active subscription's due deliveries (most overdue first) up to its free
+ * room (its in-flight limit less its leased deliveries), and takes only the oldest pending one of
+ * each (subscription, case), so a case reaches a receiver in event order. Every step reads an
+ * index of pending deliveries, so a claim costs the same whatever the backlog and history. Each
+ * delivery comes with its subscription as it is at the claim (secrets rotate, targets change).
+ *
+ * Claims take turns under one advisory lock: the free room counts the leases other instances
+ * hold, and a claim running beside another would count from a snapshot without the other's
+ * leases. The lock is taken in a statement of its own, so the claim's snapshot comes after the
+ * last claim's commit.
  */
-export async function claimDue(knex: Knex, limit: number, leaseMs: number): Promise<DeliveryRow[]> {
-  const result = await knex.raw(
-    `update webhooks.deliveries d set lease_until = now() + (? * interval '1 millisecond')
-       from (
-         select ranked.id from (
-           select c.id, c.max_in_flight,
-                  row_number() over (partition by c.subscription_id order by c.id) as position,
-                  (select count(*) from webhooks.deliveries f
-                    where f.subscription_id = c.subscription_id and f.state = 'pending' and f.lease_until > now()) as busy
-             from (
-               select d.id, d.subscription_id, s.max_in_flight
-                 from webhooks.deliveries d
-                 join webhooks.subscriptions s on s.id = d.subscription_id
-                where d.state = 'pending' and s.state = 'active' and d.next_attempt_at <= now()
-                  and (d.lease_until is null or d.lease_until < now())
-                  and not exists (select 1 from webhooks.deliveries e
-                                   where e.subscription_id = d.subscription_id and e.case_guid = d.case_guid
-                                     and e.state = 'pending' and e.id < d.id)
-                order by d.id
-                limit ?
-                for update of d skip locked
-             ) c
-         ) ranked
-         where ranked.position + ranked.busy <= ranked.max_in_flight
-         order by ranked.id
-         limit ?
-       ) chosen
-      where d.id = chosen.id
-      returning d.*`,
-    [leaseMs, limit * 4, limit],
-  );
-  return (result.rows as DeliveryRow[]).sort((a, b) => a.id - b.id);
+export async function recordAndClaim(knex: Knex, finished: AttemptRecord[], limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+  if (limit === 0) {
+    await recordAttempts(knex, finished);
+    return [];
+  }
+  const rows = await knex.transaction(async (trx) => {
+    await trx.raw(`select pg_advisory_xact_lock(hashtext('webhooks.claimDue'))`);
+    await recordAttempts(trx, finished);
+    // Prepared once per connection: planning this statement costs as much as running it.
+    const result = await trx.raw(CLAIM_DUE, [limit, leaseMs]).options({ name: 'webhooks-claim-due' });
+    return result.rows as Array<DeliveryRow & { subscription: SubscriptionJson }>;
+  });
+  return rows.sort((a, b) => a.id - b.id).map(({ subscription, ...delivery }) => ({ delivery, subscription: subscriptionFromJson(subscription) }));
 }
 
-export async function subscriptionsById(knex: Knex, ids: number[]): Promise<Map<number, SubscriptionRow>> {
-  if (ids.length === 0) return new Map();
-  const rows = (await knex('webhooks.subscriptions').whereIn('id', ids)) as SubscriptionRow[];
-  return new Map(rows.map((row) => [row.id, row]));
+export interface ClaimedDelivery {
+  delivery: DeliveryRow;
+  subscription: SubscriptionRow;
+}
+
+type SubscriptionJson = Omit<SubscriptionRow, 'previous_secret_until' | 'created_at' | 'updated_at'> & {
+  previous_secret_until: string | null;
+  created_at: string;
+  updated_at: string;
+};
+
+function subscriptionFromJson(json: SubscriptionJson): SubscriptionRow {
+  return {
+    ...json,
+    previous_secret_until: json.previous_secret_until === null ? null : new Date(json.previous_secret_until),
+    created_at: new Date(json.created_at),
+    updated_at: new Date(json.updated_at),
+  };
 }
 
 export interface AttemptRecord {
@@ -151,34 +187,52 @@ export interface AttemptRecord {
   retryInMs?: number;
 }
 
-/** Logs one attempt and moves the delivery on, in one transaction. */
-export async function recordAttempt(knex: Knex, record: AttemptRecord): Promise<void> {
-  const { delivery, outcome } = record;
-  await knex.transaction(async (trx) => {
-    await trx('webhooks.attempts').insert({
-      delivery_id: delivery.id,
-      attempt: delivery.attempts + 1,
-      started_at: record.startedAt,
-      latency_ms: Math.round(record.latencyMs),
-      ok: outcome.ok,
-      status_code: outcome.statusCode ?? null,
-      error_kind: outcome.errorKind ?? null,
-      error: outcome.error ?? null,
-      response_excerpt: outcome.responseExcerpt ?? null,
-    });
-    const common = { attempts: delivery.attempts + 1, cycle_attempts: delivery.cycle_attempts + 1, lease_until: null };
-    if (outcome.ok) {
-      await trx('webhooks.deliveries').where({ id: delivery.id }).update({ ...common, state: 'succeeded', finished_at: trx.fn.now(), last_error: null });
-    } else if (record.retryInMs !== undefined) {
-      const nextAttemptAt = trx.raw(`now() + (? * interval '1 millisecond')`, [Math.round(record.retryInMs)]);
-      await trx('webhooks.deliveries').where({ id: delivery.id }).update({ ...common, next_attempt_at: nextAttemptAt, last_error: outcome.error ?? null });
-    } else {
-      await trx('webhooks.deliveries').where({ id: delivery.id }).update({ ...common, state: 'dead', finished_at: trx.fn.now(), last_error: outcome.error ?? null });
-    }
-    if (outcome.errorKind === 'gone') {
-      await trx('webhooks.subscriptions')
-        .where({ id: delivery.subscription_id, state: 'active' })
-        .update({ state: 'disabled', state_reason: 'The receiver answered 410 Gone', updated_at: trx.fn.now() });
-    }
-  });
+const RECORD_ATTEMPTS = `with outcome as (
+    select * from jsonb_to_recordset(?::jsonb) as o(
+      delivery_id bigint, subscription_id integer, attempt integer, cycle_attempts integer, started_at timestamptz,
+      latency_ms integer, ok boolean, status_code integer, error_kind text, error text, response_excerpt text,
+      state text, retry_in_ms integer)
+  ),
+  logged as (
+    insert into webhooks.attempts (delivery_id, attempt, started_at, latency_ms, ok, status_code, error_kind, error, response_excerpt)
+    select delivery_id, attempt, started_at, latency_ms, ok, status_code, error_kind, error, response_excerpt from outcome
+  ),
+  moved as (
+    update webhooks.deliveries d
+       set attempts = o.attempt, cycle_attempts = o.cycle_attempts, lease_until = null, state = o.state,
+           last_error = case when o.ok then null else o.error end,
+           next_attempt_at = case when o.state = 'pending' then now() + (o.retry_in_ms * interval '1 millisecond') else d.next_attempt_at end,
+           finished_at = case when o.state = 'pending' then d.finished_at else now() end
+      from outcome o
+     where d.id = o.delivery_id
+  )
+  update webhooks.subscriptions s
+     set state = 'disabled', state_reason = 'The receiver answered 410 Gone', updated_at = now()
+    from outcome o
+   where o.error_kind = 'gone' and s.id = o.subscription_id and s.state = 'active'`;
+
+/**
+ * Logs attempts and moves their deliveries on, in one statement (so atomically) whatever their
+ * number: a worker records the attempts that finished together, as one commit.
+ */
+export async function recordAttempts(knex: Knex, records: AttemptRecord[]): Promise<void> {
+  if (records.length === 0) return;
+  const rows = records.map(({ delivery, outcome, startedAt, latencyMs, retryInMs }) => ({
+    delivery_id: delivery.id,
+    subscription_id: delivery.subscription_id,
+    attempt: delivery.attempts + 1,
+    cycle_attempts: delivery.cycle_attempts + 1,
+    started_at: startedAt.toISOString(),
+    latency_ms: Math.round(latencyMs),
+    ok: outcome.ok,
+    status_code: outcome.statusCode ?? null,
+    error_kind: outcome.errorKind ?? null,
+    error: outcome.error ?? null,
+    response_excerpt: outcome.responseExcerpt ?? null,
+    state: outcome.ok ? 'succeeded' : retryInMs === undefined ? 'dead' : 'pending',
+    retry_in_ms: retryInMs === undefined ? null : Math.round(retryInMs),
+  }));
+  // Postgres text cannot hold NUL, which a receiver's answer may contain.
+  const outcomes = JSON.stringify(rows, (_key, value: unknown) => (typeof value === 'string' ? value.replaceAll('\0', '') : value));
+  await knex.raw(RECORD_ATTEMPTS, [outcomes]).options({ name: 'webhooks-record-attempts' });
 }

@@ -18,7 +18,7 @@ import type { AttemptOutcome } from './outcome';
 import { nextDelayMs } from './schedule';
 import { DELIVERY_SETTINGS } from './settings';
 import { signatureHeader } from './signature';
-import { addressable, claimDue, type DeliveryRow, insertDeliveries, recordAttempt, statusRules, type SubscriptionRow, subscriptionsById, subscriptionsInAudience } from './store';
+import { addressable, type AttemptRecord, type ClaimedDelivery, insertDeliveries, recordAndClaim, recordAttempts, statusRules, subscriptionsInAudience } from './store';
 import { type AccountOut, applyWebhooksWorld } from './subscriptions';
 import { allowList } from './target-safety';
 
@@ -31,9 +31,11 @@ export type WebhooksThis = Service &
     config: HubConfig;
     allowed: BlockList;
     amqp: AmqpChannels;
-    worker: { timer?: NodeJS.Timeout; pumping?: Promise<void>; again: boolean; stopping: boolean; inFlight: Set<Promise<void>> };
+    worker: { timer?: NodeJS.Timeout; pumping?: Promise<void>; again: boolean; stopping: boolean; inFlight: Set<Promise<void>>; finished: AttemptRecord[] };
     pump(): void;
-    attempt(delivery: DeliveryRow, subscription: SubscriptionRow | undefined): Promise<void>;
+    cycle(): Promise<void>;
+    start(claimed: ClaimedDelivery): void;
+    attempt(claimed: ClaimedDelivery): Promise<AttemptRecord>;
     accountsById(ctx: Context, ids: number[]): Promise<Map<number, AccountOut>>;
   };
 
@@ -122,34 +124,22 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
       return new Map(accounts.map((account) => [account.id, account]));
     },
 
-    /** Claims due deliveries while there is room and starts their attempts; one pump at a time. */
+    /**
+     * Records the attempts that finished and claims due deliveries while there is room, starting
+     * their attempts; one pump at a time, so attempts that finish meanwhile are recorded together.
+     * A stopping worker still records, but claims nothing.
+     */
     pump(this: WebhooksThis) {
       const worker = this.worker;
-      if (worker.stopping) return;
       if (worker.pumping) {
         worker.again = true;
         return;
       }
-      const leaseMs = this.config.webhookAttemptTimeoutMs + DELIVERY_SETTINGS.leaseMarginMs;
       worker.pumping = (async () => {
         do {
           worker.again = false;
-          while (!worker.stopping && worker.inFlight.size < DELIVERY_SETTINGS.workerConcurrency) {
-            const room = DELIVERY_SETTINGS.workerConcurrency - worker.inFlight.size;
-            const claimed = await claimDue(this.db.knex, Math.min(room, DELIVERY_SETTINGS.claimBatch), leaseMs);
-            if (claimed.length === 0) break;
-            const subscriptions = await subscriptionsById(this.db.knex, [...new Set(claimed.map((row) => row.subscription_id))]);
-            for (const delivery of claimed) {
-              const running: Promise<void> = this.attempt(delivery, subscriptions.get(delivery.subscription_id))
-                .catch((err: Error) => this.logger.warn(`Delivery ${delivery.id} attempt could not be recorded: ${err.message}`))
-                .finally(() => {
-                  worker.inFlight.delete(running);
-                  this.pump();
-                });
-              worker.inFlight.add(running);
-            }
-          }
-        } while (worker.again && !worker.stopping);
+          await this.cycle();
+        } while (worker.again || worker.finished.length > 0);
       })()
         .catch((err: Error) => this.logger.warn(`Claiming deliveries failed: ${err.message}`))
         .finally(() => {
@@ -157,36 +147,74 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
         });
     },
 
-    async attempt(this: WebhooksThis, delivery: DeliveryRow, subscription: SubscriptionRow | undefined) {
+    /** One cycle of the worker: records what finished and claims while there is room. */
+    async cycle(this: WebhooksThis) {
+      const worker = this.worker;
+      const leaseMs = this.config.webhookAttemptTimeoutMs + DELIVERY_SETTINGS.leaseMarginMs;
+      let finished = worker.finished.splice(0);
+      for (;;) {
+        const room = worker.stopping ? 0 : Math.min(DELIVERY_SETTINGS.workerConcurrency - worker.inFlight.size, DELIVERY_SETTINGS.claimBatch);
+        if (room === 0 && finished.length === 0) return;
+        let claimed: ClaimedDelivery[];
+        try {
+          claimed = await recordAndClaim(this.db.knex, finished, room, leaseMs);
+        } catch (err) {
+          if (finished.length === 0) throw err;
+          // One at a time, so a record the database refuses costs only its own delivery (taken again when its lease runs out).
+          for (const record of finished) {
+            await recordAttempts(this.db.knex, [record]).catch((recordErr: Error) =>
+              this.logger.warn(`Delivery ${record.delivery.id} attempt could not be recorded: ${recordErr.message}`),
+            );
+          }
+          finished = [];
+          continue;
+        }
+        finished = [];
+        for (const one of claimed) this.start(one);
+        // A short claim took every delivery that may go now.
+        if (claimed.length < room) return;
+      }
+    },
+
+    start(this: WebhooksThis, claimed: ClaimedDelivery) {
+      const worker = this.worker;
+      const running: Promise<void> = this.attempt(claimed)
+        .then((record) => {
+          worker.finished.push(record);
+        })
+        .catch((err: Error) => this.logger.warn(`Delivery ${claimed.delivery.id} attempt failed to run: ${err.message}`))
+        .finally(() => {
+          worker.inFlight.delete(running);
+          this.pump();
+        });
+      worker.inFlight.add(running);
+    },
+
+    async attempt(this: WebhooksThis, { delivery, subscription }: ClaimedDelivery) {
       const startedAt = new Date();
       const started = performance.now();
-      let outcome: AttemptOutcome;
-      if (!subscription) {
-        outcome = { ok: false, errorKind: 'connection', error: 'The subscription no longer exists' };
-      } else {
-        const body = JSON.stringify(delivery.payload);
-        const timestampSeconds = Math.floor(Date.now() / 1000);
-        const message = {
-          webhookId: delivery.webhook_id,
-          eventType: delivery.event_type,
+      const body = JSON.stringify(delivery.payload);
+      const timestampSeconds = Math.floor(Date.now() / 1000);
+      const message = {
+        webhookId: delivery.webhook_id,
+        eventType: delivery.event_type,
+        timestampSeconds,
+        body,
+        signature: signatureHeader(
+          { secret: subscription.secret, previousSecret: subscription.previous_secret, previousSecretUntil: subscription.previous_secret_until },
+          delivery.webhook_id,
           timestampSeconds,
           body,
-          signature: signatureHeader(
-            { secret: subscription.secret, previousSecret: subscription.previous_secret, previousSecretUntil: subscription.previous_secret_until },
-            delivery.webhook_id,
-            timestampSeconds,
-            body,
-          ),
-        };
-        const timeoutMs = this.config.webhookAttemptTimeoutMs;
-        outcome =
-          subscription.kind === 'http'
-            ? await sendHttp({ url: subscription.url, method: subscription.method ?? 'POST', headers: subscription.headers }, message, timeoutMs, this.allowed)
-            : await this.amqp.publish({ url: subscription.url, queue: subscription.queue ?? '' }, message, timeoutMs);
-      }
+        ),
+      };
+      const timeoutMs = this.config.webhookAttemptTimeoutMs;
+      const outcome: AttemptOutcome =
+        subscription.kind === 'http'
+          ? await sendHttp({ url: subscription.url, method: subscription.method ?? 'POST', headers: subscription.headers }, message, timeoutMs, this.allowed)
+          : await this.amqp.publish({ url: subscription.url, queue: subscription.queue ?? '' }, message, timeoutMs);
       const latencyMs = performance.now() - started;
       const retryInMs = outcome.ok ? undefined : nextDelayMs(this.config.webhookRetryScheduleMs, delivery.cycle_attempts + 1, outcome.retryAfterMs);
-      await recordAttempt(this.db.knex, { delivery, startedAt, latencyMs, outcome, retryInMs });
+      return { delivery, startedAt, latencyMs, outcome, retryInMs };
     },
   },
 
@@ -194,7 +222,7 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
     this.config = configOf(this.broker);
     this.allowed = allowList(this.config.webhookAllowedNetworks);
     this.amqp = new AmqpChannels(this.allowed);
-    this.worker = { again: false, stopping: false, inFlight: new Set() };
+    this.worker = { again: false, stopping: false, inFlight: new Set(), finished: [] };
   },
 
   started(this: WebhooksThis) {
@@ -208,6 +236,8 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
     clearInterval(this.worker.timer);
     await this.worker.pumping;
     await Promise.all([...this.worker.inFlight]);
+    // The attempts that just finished are recorded by the pump they started.
+    await this.worker.pumping;
     await this.amqp.closeAll();
   },
 };

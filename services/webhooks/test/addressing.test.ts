@@ -1,5 +1,6 @@
 /** Which webhooks a domain event causes (spec 6): audiences, status mapping, blacklist and transition rules. */
-import { type AddressableSubscription, planDeliveries, type StatusRules, transitionMatches } from '../src/addressing';
+import type { StatusRules } from '@hub/shared';
+import { type AddressableSubscription, planDeliveries, transitionMatches } from '../src/addressing';
 import { domainEvent, statusAdded } from './support/events';
 
 const partnerRules: StatusRules = { mappings: { in_repair: 'repairing', awaiting_parts: 'repairing' }, blacklist: ['diagnosed'] };
@@ -29,11 +30,17 @@ describe('status.new', () => {
     expect(plan(event, subscription({ partnerId: null, providerId: 20, eventTypes: ['status.new'] }))).toEqual([{ type: 'status.new', key: 'in_repair', prevKey: undefined }]);
   });
 
-  it('sends nothing for a blacklisted status', () => {
+  it('sends nothing for a blacklisted status, and never names one as the previous key', () => {
     expect(plan(statusAdded(1, 'diagnosed', 'arrived'))).toEqual([]);
-    expect(plan(statusAdded(1, 'repaired', 'diagnosed'))).toEqual([
+    expect(plan(statusAdded(1, 'repaired', ['arrived', 'diagnosed']))).toEqual([
       { type: 'status.new', key: 'repaired', prevKey: undefined },
-      { type: 'status.transition', key: 'repaired', prevKey: 'diagnosed' },
+      { type: 'status.transition', key: 'repaired', prevKey: 'arrived' },
+    ]);
+    // arrived, (diagnosed), arrived: no change of key for the partner.
+    expect(plan(statusAdded(1, 'arrived', ['arrived', 'diagnosed']))).toEqual([]);
+    expect(plan(statusAdded(1, 'arrived', 'diagnosed'))).toEqual([
+      { type: 'status.new', key: 'arrived', prevKey: undefined },
+      { type: 'status.transition', key: 'arrived', prevKey: null },
     ]);
   });
 });
@@ -63,6 +70,12 @@ describe('status.transition', () => {
     expect(statusNew.payload).not.toHaveProperty('case');
     expect(transition).toMatchObject({ eventType: 'status.transition', webhookId: `${event.id}_transition`, payload: { key: 'repaired', prevKey: 'repairing', case: { guid: event.caseGuid } } });
     expect(plan(event, subscription({ statusTransitions: [{ from: 'awaiting_parts' }] }))).toEqual([{ type: 'status.new', key: 'repaired', prevKey: undefined }]);
+  });
+
+  it('carries the case as the partner sees it: mapped keys, no blacklisted status', () => {
+    const [transition] = planDeliveries(statusAdded(1, 'in_repair', ['registered', 'diagnosed']), [subscription({ eventTypes: ['status.transition'] })], rulesOf);
+    expect(transition.payload).toMatchObject({ key: 'repairing', prevKey: 'registered', case: { currentStatus: 'repairing' } });
+    expect((transition.payload.case as { caseStatuses: Array<{ key: string }> }).caseStatuses.map((status) => status.key)).toEqual(['registered', 'repairing']);
   });
 });
 

@@ -1,9 +1,11 @@
 /**
  * AMQP deliveries to a real RabbitMQ queue, on the Postgres server and NATS: a confirmed,
  * persistent publish with the Standard Webhooks values as message properties; a return (no such
- * queue) and a nack (a full queue that rejects publishes) are failed attempts, retried.
+ * queue), a nack (a full queue that rejects publishes) and a connection cut before the confirm
+ * are failed attempts, retried.
  */
 import { randomUUID } from 'node:crypto';
+import net from 'node:net';
 import amqp, { type ChannelModel, type Channel } from 'amqplib';
 import { Webhook } from 'standardwebhooks';
 import { DEMO_TOKENS, INFRA, startTestHub, type TestHub, waitFor } from '../../../test/support/hub';
@@ -90,4 +92,82 @@ it('fails an attempt the broker nacks (a full queue rejecting publishes)', async
   const dead = await deliveryIn(subscription.id, 'dead');
   expect(await attemptKinds(dead.id)).toEqual(['amqp_nack', 'amqp_nack', 'amqp_nack']);
   await channel.deleteQueue(queue);
+});
+
+/**
+ * A TCP proxy in front of RabbitMQ that, when told, cuts the connection carrying the next
+ * basic.publish before the broker sees it, so the publisher's channel closes with the confirm
+ * still owed.
+ */
+async function startCuttingProxy(broker: URL): Promise<{ url: string; cutNextPublish(): void; cuts: number; close(): Promise<void> }> {
+  let armed = false;
+  const sockets = new Set<net.Socket>();
+  // A method frame (type 1) of class 60 (basic), method 40 (publish): type, channel (2), size (4), class (2), method (2).
+  const carriesPublish = (data: Buffer) => {
+    for (let at = 0; at + 11 <= data.length; at++) {
+      if (data[at] === 1 && data.readUInt16BE(at + 7) === 60 && data.readUInt16BE(at + 9) === 40) return true;
+    }
+    return false;
+  };
+  const proxy = {
+    url: '',
+    cuts: 0,
+    cutNextPublish: () => {
+      armed = true;
+    },
+    close: () => new Promise<void>((resolve) => {
+      for (const socket of sockets) socket.destroy();
+      server.close(() => resolve());
+    }),
+  };
+  const server = net.createServer((client) => {
+    const upstream = net.connect(Number(broker.port || 5672), broker.hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+      socket.on('close', () => {
+        sockets.delete(socket);
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    upstream.on('data', (data: Buffer) => client.write(data));
+    client.on('data', (data: Buffer) => {
+      if (armed && carriesPublish(data)) {
+        armed = false;
+        proxy.cuts += 1;
+        client.destroy();
+        return;
+      }
+      upstream.write(data);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = new URL(broker);
+  url.hostname = '127.0.0.1';
+  url.port = String((server.address() as net.AddressInfo).port);
+  proxy.url = url.toString();
+  return proxy;
+}
+
+it('fails an attempt whose connection closes before the confirm, and delivers on the retry', async () => {
+  const queue = `hub-test-${randomUUID()}`;
+  await channel.assertQueue(queue, { durable: true });
+  const proxy = await startCuttingProxy(new URL(INFRA.amqp));
+  try {
+    const res = await admin('POST', '/subscriptions', { accountId: 3, eventTypes: ['costProposal.created'], target: { kind: 'amqp', url: proxy.url, queue } });
+    expect(res.status).toBe(200);
+    proxy.cutNextPublish();
+    const sent = event();
+    await hub.broker.call('webhooks.ingest', { events: [sent] });
+    const delivered = await deliveryIn(res.body.data.id, 'succeeded');
+    expect(proxy.cuts).toBe(1);
+    expect(await attemptKinds(delivered.id)).toEqual(['amqp_closed', null]);
+    const message = await channel.get(queue, { noAck: true });
+    expect(message && message.properties.messageId).toBe(sent.id);
+    expect(await channel.get(queue)).toBe(false);
+  } finally {
+    await proxy.close();
+    await channel.deleteQueue(queue);
+  }
 });

@@ -8,18 +8,19 @@ export function domainEvent(type: string, audience: Audience, payload: Record<st
 
 let statusIds = 0;
 
-/** `case.statusAdded` with provider keys, for a case of partner `partnerId`. */
-export function statusAdded(partnerId: number, key: string, prevKey: string | null, caseGuid: string = randomUUID()): DomainEvent {
-  statusIds += 1;
+/**
+ * `case.statusAdded` with provider keys, for a case of partner `partnerId` whose statuses before
+ * this one are `earlier` (the previous key, or all of them oldest first).
+ */
+export function statusAdded(partnerId: number, key: string, earlier: string | string[] | null, caseGuid: string = randomUUID()): DomainEvent {
   const now = new Date().toISOString();
+  const statusOf = (statusKey: string) => ({ id: ++statusIds, caseId: 7, guid: caseGuid, name: statusKey, key: statusKey, createdAt: now, updatedAt: now, declaredAt: now });
+  const caseStatuses = [...(earlier === null ? [] : [earlier].flat()), key].map(statusOf);
+  const status = caseStatuses[caseStatuses.length - 1];
   return domainEvent(
     'case.statusAdded',
     { partnerId },
-    {
-      status: { id: statusIds, caseId: 7, guid: caseGuid, name: key, key, createdAt: now, updatedAt: now, declaredAt: now },
-      prevKey,
-      case: { id: 7, guid: caseGuid, partnerId, currentStatus: key },
-    },
+    { status, prevKey: caseStatuses.at(-2)?.key ?? null, case: { id: 7, guid: caseGuid, partnerId, caseStatuses, currentStatus: key } },
     caseGuid,
   );
 }

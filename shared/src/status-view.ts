@@ -1,7 +1,8 @@
 /**
  * How a partner sees a case's statuses: the webhooks configuration maps provider keys to the
- * partner's own and blacklists some (spec 6, rules 1 and 2: a blacklisted status is invisible).
- * Providers, and every caller while no webhooks service runs, see provider keys unchanged.
+ * partner's own and blacklists some (spec 6, rules 1 and 2: a blacklisted status is invisible),
+ * in case reads and in status webhooks alike. Providers, and every caller while no webhooks
+ * service runs, see provider keys unchanged.
  */
 
 /** What `webhooks.statusRules({ partnerId })` answers. */
@@ -24,6 +25,12 @@ export function providerKeysOf(rules: StatusRules | null, partnerKey: string, pr
   if (!rules) return [partnerKey];
   const candidates = new Set([partnerKey, ...providerKeys, ...Object.keys(rules.mappings)]);
   return [...candidates].filter((key) => partnerKeyOf(rules, key) === partnerKey);
+}
+
+/** The provider keys whose statuses the partner never sees. */
+export function hiddenProviderKeys(rules: StatusRules | null): string[] {
+  if (!rules) return [];
+  return [...new Set([...rules.blacklist, ...Object.keys(rules.mappings)])].filter((key) => partnerKeyOf(rules, key) === null);
 }
 
 interface WithStatuses {

@@ -1,4 +1,4 @@
-import { caseForPartner, notifiableKeys, partnerKeyOf, providerKeysOf, type StatusRules } from '../src/status-view';
+import { caseForPartner, hiddenProviderKeys, notifiableKeys, partnerKeyOf, providerKeysOf, type StatusRules } from '../src';
 
 const rules: StatusRules = { mappings: { in_repair: 'repairing', awaiting_parts: 'repairing', done: 'final' }, blacklist: ['diagnosed', 'final'] };
 const status = (key: string) => ({ key, name: key });
@@ -10,6 +10,12 @@ describe('partner status view', () => {
     expect(partnerKeyOf(rules, 'diagnosed')).toBeNull();
     expect(partnerKeyOf(rules, 'done')).toBeNull();
     expect(partnerKeyOf(null, 'diagnosed')).toBe('diagnosed');
+  });
+
+  it('names the provider keys hidden from the partner: blacklisted ones and those mapped to a blacklisted key', () => {
+    expect(hiddenProviderKeys(rules).sort()).toEqual(['diagnosed', 'done', 'final']);
+    expect(hiddenProviderKeys({ mappings: { in_repair: 'repairing' }, blacklist: [] })).toEqual([]);
+    expect(hiddenProviderKeys(null)).toEqual([]);
   });
 
   it('finds the provider keys a partner key stands for', () => {

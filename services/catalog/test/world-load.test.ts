@@ -1,0 +1,50 @@
+/**
+ * A world load through the gateway is checked as a whole before any service writes its part:
+ * models may name manufacturers and product types of the same file or ones loaded before, and a
+ * file whose model names neither is refused with nothing written.
+ */
+import type { DbService } from '@hub/shared';
+import { DEMO_TOKENS, startTestHub, type TestHub } from '../../../test/support/hub';
+
+let hub: TestHub;
+
+beforeAll(async () => {
+  hub = await startTestHub({ services: ['catalog', 'models', 'gateway'] });
+});
+afterAll(() => hub.stop());
+
+const load = (world: unknown) => hub.request('POST', '/api/admin/world', { token: DEMO_TOKENS.admin, body: { world } });
+const storedManufacturer = (id: number) => (hub.broker.getLocalService('catalog') as unknown as DbService).db.knex('catalog.manufacturers').where({ id }).first();
+const models = async (name: string) => {
+  const res = await hub.request('GET', `/api/v3/models?model=${encodeURIComponent(name)}`, { token: DEMO_TOKENS.elkjop });
+  expect(res.status).toBe(200);
+  return res.body as Array<{ name: string; manufacturer: { id: number }; productType: { id: number } }>;
+};
+
+it('refuses a file whose model names an unknown product type, naming the entry and field, with nothing written', async () => {
+  const res = await load({
+    manufacturers: [{ id: 70, name: 'Nokla' }],
+    models: [
+      { manufacturer: 'Nokla', productType: 'TV', name: 'Nokla Frame', mpn: 'NF-1' },
+      { manufacturer: 'Nokla', productType: 'Fridge', name: 'Nokla Cold', mpn: 'NC-1' },
+      { manufacturer: 404, productType: 3, name: 'Nobody', mpn: 'NB-1' },
+    ],
+  });
+  expect(res.status).toBe(400);
+  expect(res.body.error.details).toEqual({
+    'models[1].productType': ['product type "Fridge" is neither in the file nor in the catalog'],
+    'models[2].manufacturer': ['manufacturer 404 is neither in the file nor in the catalog'],
+  });
+  expect(await storedManufacturer(70)).toBeUndefined();
+  expect(await models('Nokla')).toEqual([]);
+});
+
+it("loads models naming the file's own manufacturer and a product type the catalog already holds", async () => {
+  const res = await load({
+    manufacturers: [{ id: 71, name: 'Fernseh', aliases: ['Fernseh GmbH'] }],
+    models: [{ manufacturer: 'fernseh gmbh', productType: 'TV', name: 'Fernseh One', mpn: 'FO-1' }],
+  });
+  expect(res.status).toBe(200);
+  expect(await storedManufacturer(71)).toMatchObject({ name: 'Fernseh' });
+  expect(await models('Fernseh One')).toEqual([expect.objectContaining({ name: 'Fernseh One', manufacturer: expect.objectContaining({ id: 71 }) })]);
+});

@@ -1,0 +1,73 @@
+/**
+ * Every log line written while a call is handled carries the request id of that call, on any
+ * node. The gateway makes a request's id the root context's `requestID`; Moleculer hands it on
+ * to every call and event the request causes, across the transporter. This middleware keeps it
+ * for the async work of each local handler, where the JSON log formatter reads it, so services
+ * log with their plain `this.logger`.
+ *
+ * It also logs an unexpected error (a 5xx) on the node where it arose, with its stack, since
+ * the gateway that renders the response only sees it from the outside.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Context, LoggerBindings, Middleware, ServiceBroker } from 'moleculer';
+
+const requestIds = new AsyncLocalStorage<string>();
+
+/** The request id of the call being handled here, if any. */
+export function currentRequestId(): string | undefined {
+  return requestIds.getStore();
+}
+
+/** Errors already logged on this node, so a caller on the same node does not log them again. */
+const loggedErrors = new WeakSet<object>();
+
+function isUnexpected(err: unknown): err is Error & { nodeID?: string } {
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: unknown }).code;
+  // An error with a nodeID came back from another node, which has logged it.
+  return (typeof code !== 'number' || code >= 500) && !(err as { nodeID?: string }).nodeID && !loggedErrors.has(err);
+}
+
+type ActionDefinition = { name: string; service?: { logger?: ServiceBroker['logger'] } };
+type Handler = (ctx: Context) => Promise<unknown>;
+
+export const RequestLogMiddleware: Middleware = {
+  name: 'RequestLog',
+
+  localAction(this: ServiceBroker, next: Handler, action: ActionDefinition): Handler {
+    const logger = action.service?.logger ?? this.logger;
+    return (ctx) =>
+      requestIds.run(ctx.requestID ?? ctx.id, () =>
+        next(ctx).catch((err: unknown) => {
+          if (isUnexpected(err)) {
+            loggedErrors.add(err);
+            logger.error(`Action '${action.name}' failed:`, err);
+          }
+          throw err;
+        }),
+      );
+  },
+
+  localEvent(next: Handler): Handler {
+    return (ctx) => requestIds.run(ctx.requestID ?? ctx.id, () => next(ctx));
+  },
+} as unknown as Middleware;
+
+type PrintArgs = (args: unknown[]) => unknown[];
+
+/**
+ * One JSON object per line, as Moleculer's `jsonext` formatter writes it (a first object
+ * argument becomes fields), with the `requestId` of the call being handled.
+ */
+export function jsonLogLine(type: string, args: unknown[], bindings: LoggerBindings, { printArgs }: { printArgs: PrintArgs }): string[] {
+  const line: Record<string, unknown> = { time: new Date().toISOString(), level: type, message: '', ...bindings };
+  const requestId = currentRequestId();
+  if (requestId) line.requestId = requestId;
+  if (args.length > 0 && typeof args[0] === 'object' && args[0] !== null) {
+    Object.assign(line, args[0]);
+    line.message = printArgs(args.slice(1)).join(' ');
+  } else {
+    line.message = printArgs(args).join(' ');
+  }
+  return [JSON.stringify(line)];
+}
