@@ -2,12 +2,21 @@
  * The broker's parameter validator: fastest-validator with the hub's defaults applied to every
  * schema, so no action can forget them.
  * - Unexpected fields are discarded at every level (the spec: "discarded without validation error").
- * - Numbers and booleans are converted from strings, because query strings carry only strings.
+ * - An integer fits a Postgres integer column unless its rule says otherwise, so an id out of that
+ *   range is a validation error, not a database error.
+ * - Types are not converted: a JSON body keeps its types, and a string where a number belongs is
+ *   refused. The params that arrived as text (a query string, a path) are named by the gateway in
+ *   the call's meta, and only those are typed, on the node that serves the action, from the
+ *   action's own schema (a schema seen through the registry is not whole: Moleculer sends a rule
+ *   object that several params share only once).
  */
 import { Validators } from 'moleculer';
 import FastestValidator from 'fastest-validator';
 
 type Rule = Record<string, unknown>;
+
+/** The largest value of a Postgres `integer`, the type of every id column. */
+export const INTEGER_COLUMN_MAX = 2_147_483_647;
 
 const shorthandParser = new FastestValidator() as unknown as { parseShortHand(rule: string): Rule };
 
@@ -30,8 +39,10 @@ function normalizeRule(rule: unknown): unknown {
       normalized.rules = (normalized.rules as unknown[]).map(normalizeRule);
       break;
     case 'number':
-    case 'boolean':
-      normalized.convert ??= true;
+      if (normalized.integer) {
+        normalized.max ??= INTEGER_COLUMN_MAX;
+        if (!normalized.positive) normalized.min ??= -INTEGER_COLUMN_MAX - 1;
+      }
       break;
     default:
       break;
@@ -47,10 +58,41 @@ function normalizeProps(props: Rule): Rule {
   return normalized;
 }
 
+const NUMBER_TEXT = /^\s*-?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*$/;
+const BOOLEAN_TEXT: Record<string, boolean> = { true: true, '1': true, false: false, '0': false };
+
+/**
+ * A value that arrived as text (query string, path) as the rule declares it: a number or a
+ * boolean when the text spells one, else the text unchanged for the validator to refuse.
+ */
+export function typedText(rule: unknown, value: unknown): unknown {
+  const normalized = normalizeRule(rule) as Rule | undefined;
+  if (typeof value !== 'string' || !normalized || typeof normalized !== 'object') return value;
+  switch (normalized.type) {
+    case 'number':
+      return NUMBER_TEXT.test(value) ? Number(value) : value;
+    case 'boolean':
+      return BOOLEAN_TEXT[value.trim().toLowerCase()] ?? value;
+    case 'multi':
+      for (const alternative of normalized.rules as unknown[]) {
+        const typed = typedText(alternative, value);
+        if (typed !== value) return typed;
+      }
+      return value;
+    default:
+      return value;
+  }
+}
+
 /** Applies the hub's defaults to an action's `params` schema. */
 export function withHubDefaults(schema: Rule): Rule {
   return { $$strict: 'remove', ...normalizeProps(schema) };
 }
+
+/** The meta key under which the gateway names the params that arrived as text. */
+export const TEXT_PARAMS_META = 'textParams';
+
+type Check = (params: Rule, options?: { meta?: { meta?: Record<string, unknown> } }) => unknown;
 
 // Moleculer's typings omit the options its Fastest validator passes on to fastest-validator.
 const FastestWithOptions = Validators.Fastest as unknown as new (options: object) => Validators.Fastest;
@@ -61,6 +103,18 @@ export class HubValidator extends FastestWithOptions {
   }
 
   override compile(schema: Rule) {
-    return super.compile(withHubDefaults(schema));
+    const check = super.compile(withHubDefaults(schema)) as unknown as Check;
+    // Moleculer hands the call's context to the check as `meta`.
+    const typedCheck: Check = (params, options) => {
+      const meta = options?.meta?.meta;
+      const textParams = meta?.[TEXT_PARAMS_META];
+      if (Array.isArray(textParams)) {
+        // The action's own calls get typed params from it.
+        delete meta![TEXT_PARAMS_META];
+        for (const key of textParams) if (Object.prototype.hasOwnProperty.call(params, key)) params[key] = typedText(schema[key], params[key]);
+      }
+      return check(params, options);
+    };
+    return typedCheck as never;
   }
 }

@@ -62,7 +62,7 @@ describe('errors', () => {
   it('answers 400 for malformed JSON and 413 for a body over the limit', async () => {
     const malformed = await hub.request('POST', '/api/admin/world', { token: DEMO_TOKENS.admin, rawBody: '{"world": ' });
     expect(malformed.status).toBe(400);
-    expect(malformed.body).toEqual({ error: { message: 'Malformed JSON body' } });
+    expect(malformed.body).toEqual({ error: { message: 'Fields validation failed', details: { body: ['Malformed JSON'] } } });
     const large = await hub.request('POST', '/api/admin/world', { token: DEMO_TOKENS.admin, body: { world: { padding: 'x'.repeat(4096) } } });
     expect(large.status).toBe(413);
     expect(large.body).toEqual({ error: { message: 'Request body is too large' } });
@@ -101,6 +101,89 @@ describe('errors', () => {
   });
 });
 
+describe('parameters', () => {
+  /** What the action was called with, echoed back. */
+  let seen: Record<string, unknown>;
+
+  beforeAll(async () => {
+    const echo = (rest: string, params: Record<string, unknown>, deprecated = false) => ({
+      rest,
+      access: ACCESS.ANY,
+      deprecated,
+      params,
+      handler(ctx: { params: Record<string, unknown> }) {
+        seen = ctx.params;
+        return { data: ctx.params };
+      },
+    });
+    await hub.broker.createService({
+      name: 'params-probe',
+      settings: { rest: '' },
+      actions: {
+        typed: echo('POST /v3/params-probe/typed', { id: 'number|integer|positive', active: 'boolean|optional', name: 'string|optional', key: { type: 'multi', rules: ['number|integer', 'string'], optional: true } }),
+        list: echo('POST /v3/params-probe/list', { items: { type: 'array', items: 'number|integer' } }),
+        old: echo('POST /v1/params-probe/old', { id: 'number|integer|positive' }, true),
+      },
+    });
+    await waitFor(async () => (await hub.request('POST', '/api/v3/params-probe/typed', { body: {} })).status === 401, 'the probe routes');
+  });
+
+  it('types query-string values as the action declares them, and keeps the text where it spells no number', async () => {
+    const res = await hub.request('POST', `/api/v3/params-probe/typed?id=7&active=false&name=42&key=9&accessToken=${DEMO_TOKENS.elkjop}`, { body: {} });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({ id: 7, active: false, name: '42', key: 9 });
+    const text = await hub.request('POST', '/api/v3/params-probe/typed?id=seven', { token: DEMO_TOKENS.elkjop, body: {} });
+    expect(text.status).toBe(400);
+    expect(text.body.error.details).toEqual({ id: ['Wrong format'] });
+  });
+
+  it('never hands the token to the action, and a query value never replaces a body field', async () => {
+    const res = await hub.request('POST', `/api/v3/params-probe/typed?id=8&name=from-query&accessToken=${DEMO_TOKENS.elkjop}`, { body: { id: 3 } });
+    expect(res.status).toBe(200);
+    expect(seen).toEqual({ id: 3, name: 'from-query' });
+  });
+
+  it('refuses a JSON value of the wrong type instead of converting it', async () => {
+    for (const id of ['3', true, [3]]) {
+      const res = await hub.request('POST', '/api/v3/params-probe/typed', { token: DEMO_TOKENS.elkjop, body: { id } });
+      expect(res.status).toBe(400);
+      expect(res.body.error.details).toEqual({ id: ['Wrong format'] });
+    }
+    const flag = await hub.request('POST', '/api/v3/params-probe/typed', { token: DEMO_TOKENS.elkjop, body: { id: 1, active: 'true' } });
+    expect(flag.status).toBe(400);
+    expect(flag.body.error.details).toEqual({ active: ['Wrong format'] });
+  });
+
+  it('refuses an integer beyond the id columns\' range as a validation error, not a database error', async () => {
+    const res = await hub.request('POST', '/api/v3/params-probe/typed', { token: DEMO_TOKENS.elkjop, body: { id: 2147483648 } });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toEqual({ id: ['Must be at most 2147483647'] });
+    expect((await hub.request('POST', '/api/v3/params-probe/typed', { token: DEMO_TOKENS.elkjop, body: { id: 2147483647 } })).status).toBe(200);
+    const lookup = await hub.request('GET', '/api/v3/partner?id=2147483648', { token: DEMO_TOKENS.elkjop });
+    expect(lookup.status).toBe(400);
+  });
+
+  it('answers a body of the wrong kind, array or object, on the body as a whole', async () => {
+    const array = await hub.request('POST', '/api/v3/params-probe/typed', { token: DEMO_TOKENS.elkjop, body: [1] });
+    expect(array.status).toBe(400);
+    expect(array.body).toEqual({ error: { message: 'Fields validation failed', details: { body: ['Wrong format'] } } });
+    const object = await hub.request('POST', '/api/v3/params-probe/list', { token: DEMO_TOKENS.elkjop, body: { ids: [1] } });
+    expect(object.status).toBe(400);
+    expect(object.body.error.details).toEqual({ body: ['Field is required'] });
+    const listed = await hub.request('POST', '/api/v3/params-probe/list', { token: DEMO_TOKENS.elkjop, body: [1, 'x'] });
+    expect(listed.status).toBe(400);
+    expect(listed.body.error.details).toEqual({ '[1]': ['Wrong format'] });
+  });
+
+  it('marks a deprecated form on its errors too', async () => {
+    const ok = await hub.request('POST', '/api/v1/params-probe/old?id=1', { token: DEMO_TOKENS.elkjop, body: {} });
+    expect(ok.headers.get('deprecation')).toBe('true');
+    const refused = await hub.request('POST', '/api/v1/params-probe/old', { token: DEMO_TOKENS.elkjop, body: {} });
+    expect(refused.status).toBe(400);
+    expect(refused.headers.get('deprecation')).toBe('true');
+  });
+});
+
 describe('health', () => {
   it('is live and ready with the database checked', async () => {
     expect((await hub.request('GET', '/health/live')).body).toEqual({ status: 'ok' });
@@ -130,6 +213,19 @@ describe('directory lookups (access Any)', () => {
     const bad = await hub.request('GET', '/api/v3/providers?ids=1,x', { token: DEMO_TOKENS.elkjop });
     expect(bad.status).toBe(400);
     expect(bad.body.error.details).toEqual({ ids: ['Wrong format'] });
+  });
+
+  it('GET /api/v3/providers with an empty or out-of-range id list, and its deprecated v2 path', async () => {
+    const empty = await hub.request('GET', '/api/v3/providers?ids=', { token: DEMO_TOKENS.elkjop });
+    expect(empty.status).toBe(200);
+    expect(empty.body).toHaveLength(3);
+    const beyond = await hub.request('GET', '/api/v3/providers?ids=10,99999999999', { token: DEMO_TOKENS.elkjop });
+    expect(beyond.status).toBe(200);
+    expect(beyond.body.map((provider: { id: number }) => provider.id)).toEqual([10]);
+    const v2 = await hub.request('GET', '/api/v2/providers?ids=20', { token: DEMO_TOKENS.elkjop });
+    expect(v2.status).toBe(200);
+    expect(v2.headers.get('deprecation')).toBe('true');
+    expect(v2.body.map((provider: { id: number }) => provider.id)).toEqual([20]);
   });
 
   it('GET /api/v3/department wraps the Department in data', async () => {

@@ -6,7 +6,7 @@
  */
 import { Webhook } from 'standardwebhooks';
 import { DEMO_WORLD_FILE, readWorld, type World } from '../../shared/src';
-import { bookCase } from '../support/cases';
+import { bookCase, caseBody } from '../support/cases';
 import { DEMO_TOKENS, startTestHub, type TestHub, waitFor } from '../support/hub';
 import { type Received, type Receiver, startReceiver } from '../../services/webhooks/test/support/receiver';
 
@@ -97,11 +97,12 @@ describe('a booked case, worked on through the HTTP API', () => {
     // A draft is not a 'Send to client' status for this provider; 'ready' is.
     await post(DEMO_TOKENS.nrc, '/invoices', [{ guid, externalId: 'INV-E2E-1', priceNet: 1490, currency: 'NOK', status: 'draft' }]);
     [invoice] = await post(DEMO_TOKENS.nrc, '/invoices', [{ guid, externalId: 'INV-E2E-2', priceNet: 1490, currency: 'NOK', status: 'ready' }]);
-    await waitFor(() => at('/power').length >= 3 && at('/nrc').length >= 3, 'three webhooks at each party of the case');
+    await waitFor(() => at('/power').length >= 4 && at('/nrc').length >= 3, 'four webhooks at the partner and three at the provider');
   });
 
-  it('tells the partner of the new cost proposal, the provider message and the invoice sent to the client', () => {
-    expect(at('/power').map((request) => request.headers['webhook-event-type']).sort()).toEqual(['costProposal.created', 'invoice.saved', 'message.created']);
+  it('tells the partner of the first status, the new cost proposal, the provider message and the invoice sent to the client', () => {
+    expect(at('/power').map((request) => request.headers['webhook-event-type']).sort()).toEqual(['costProposal.created', 'invoice.saved', 'message.created', 'status.new']);
+    expect(ofType('/power', 'status.new')[0].json).toMatchObject({ guid, key: 'registered' });
     expect(ofType('/power', 'costProposal.created')[0].json).toEqual(proposal);
     expect(ofType('/power', 'message.created')[0].json).toEqual(fromProvider);
     expect(ofType('/power', 'invoice.saved')[0].json).toEqual(invoice);
@@ -127,7 +128,7 @@ describe('a booked case, worked on through the HTTP API', () => {
     for (const { id } of SUBSCRIBERS) {
       const stored = await hub.request('GET', `/api/admin/webhooks/deliveries?subscriptionId=${id}`, { token: DEMO_TOKENS.admin });
       expect(stored.status).toBe(200);
-      expect(stored.body.data).toHaveLength(id === 901 || id === 902 ? 3 : 0);
+      expect(stored.body.data).toHaveLength(id === 901 ? 4 : id === 902 ? 3 : 0);
     }
   });
 
@@ -173,6 +174,7 @@ describe('statuses a provider posts', () => {
   it('leaves a blacklisted status out of the webhooks, the prevKey and the case, and applies the transition rules', async () => {
     // registered -> (diagnosed, hidden) -> awaiting_parts -> arrived -> repaired, as Power sees it.
     expect(summary('/power', powerCase)).toEqual([
+      ['status.new', null, 'registered'],
       ['status.new', null, 'awaiting_parts'],
       ['status.transition', 'registered', 'awaiting_parts'],
       ['status.new', null, 'arrived'],
@@ -188,8 +190,11 @@ describe('statuses a provider posts', () => {
   });
 
   it("sends the partner's mapped keys, and nothing when the partner's key does not change", () => {
-    // registered -> diagnosed (repairing) -> awaiting_parts (repairing) -> arrived -> repaired, as Elkjøp sees it.
+    // registered -> diagnosed (repairing) -> awaiting_parts (repairing) -> arrived -> repaired, as Elkjøp sees it;
+    // with no transition rules it hears every change of key, the first status's too.
     expect(summary('/elkjop', elkjopCase)).toEqual([
+      ['status.new', null, 'registered'],
+      ['status.transition', null, 'registered'],
       ['status.new', null, 'repairing'],
       ['status.transition', 'registered', 'repairing'],
       ['status.new', null, 'arrived'],
@@ -209,5 +214,48 @@ describe('statuses a provider posts', () => {
   it('tells the provider nothing of its own statuses', () => {
     expect(statusesAt('/nrc', powerCase)).toEqual([]);
     expect(statusesAt('/nrc', elkjopCase)).toEqual([]);
+  });
+
+  it("embeds the case of an invoice as the partner sees it, in the webhook and in the partner's reads", async () => {
+    await post(DEMO_TOKENS.nrc, '/invoices', [
+      { guid: powerCase, externalId: 'INV-VIEW-POWER', priceNet: 100, currency: 'NOK', status: 'ready' },
+      { guid: elkjopCase, externalId: 'INV-VIEW-ELKJOP', priceNet: 100, currency: 'NOK', status: 'ready' },
+    ]);
+    const invoiceAt = (path: string, externalId: string) => ofType(path, 'invoice.saved').find((request) => request.json.externalId === externalId);
+    await waitFor(() => Boolean(invoiceAt('/power', 'INV-VIEW-POWER') && invoiceAt('/elkjop', 'INV-VIEW-ELKJOP')), 'both invoices at their partners');
+    const keys = (found: { caseStatuses: Array<{ key: string }> }) => found.caseStatuses.map((status) => status.key);
+    // Power never sees the blacklisted diagnosed; Elkjøp sees its own keys.
+    expect(keys(invoiceAt('/power', 'INV-VIEW-POWER')!.json.case)).toEqual(['registered', 'awaiting_parts', 'arrived', 'repaired']);
+    expect(keys(invoiceAt('/elkjop', 'INV-VIEW-ELKJOP')!.json.case)).toEqual(['registered', 'repairing', 'repairing', 'arrived', 'repaired']);
+    const read = await hub.request('GET', `/api/v3/invoices?guid=${powerCase}`, { token: DEMO_TOKENS.power });
+    expect(read.status).toBe(200);
+    expect(keys(read.body[0].case)).toEqual(['registered', 'awaiting_parts', 'arrived', 'repaired']);
+    const providerRead = await hub.request('GET', `/api/v3/invoices?guid=${powerCase}`, { token: DEMO_TOKENS.nrc });
+    expect(keys(providerRead.body[0].case)).toEqual(['registered', 'diagnosed', 'awaiting_parts', 'arrived', 'repaired']);
+  });
+});
+
+describe('case data in webhooks', () => {
+  it('sends consents and accessories as lists, each changed as one value in case.updated', async () => {
+    const guid = await bookCase(hub, DEMO_TOKENS.power, { orderData: { consents: { gdpr: true, marketing: false } }, productData: { accessory: { '1': true, '6': true } } });
+    const booked = await hub.request('GET', `/api/v3/case?guid=${guid}`, { token: DEMO_TOKENS.power });
+    await post(DEMO_TOKENS.power, '/case/update', { guid, productData: { ...booked.body.productData, accessory: { '1': true, '6': false } } });
+    await post(DEMO_TOKENS.nrc, '/case/append', { guid, orderData: { consents: { gdpr: true, marketing: true } } });
+    const updates = (path: string) => ofType(path, 'case.updated').filter((request) => request.json.guid === guid);
+    await waitFor(() => updates('/nrc').length === 1 && updates('/power').length === 1, 'one case.updated at each party');
+    expect(updates('/nrc')[0].json).toEqual({ guid, productData: { accessory: ['1'] } });
+    expect(updates('/power')[0].json).toEqual({ guid, orderData: { consents: ['gdpr', 'marketing'] } });
+    // The API reads keep the shape they take.
+    const read = await hub.request('GET', `/api/v3/case?guid=${guid}`, { token: DEMO_TOKENS.power });
+    expect(read.body.orderData.consents).toEqual({ gdpr: true, marketing: true });
+  });
+
+  it('refuses an accessory the product type does not have', async () => {
+    const res = await hub.request('POST', '/api/v3/case/validate', {
+      token: DEMO_TOKENS.power,
+      body: caseBody(DEMO_TOKENS.power, { productData: { accessory: { '1': true, '3': true, '99': false } } }),
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toEqual({ 'productData.accessory.3': ['Value is not present in possible options'], 'productData.accessory.99': ['Value is not present in possible options'] });
   });
 });

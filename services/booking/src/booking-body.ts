@@ -5,7 +5,7 @@
  * are reported together.
  */
 import FastestValidator from 'fastest-validator';
-import { detailsFromValidator, type ContactDataIn, type FieldDetails, withHubDefaults } from '@hub/shared';
+import { detailsFromValidator, type ContactDataIn, type FieldDetails, parseInstant, withHubDefaults } from '@hub/shared';
 
 export const ORIGINATOR_TYPES = ['private', 'helpdesk'] as const;
 export const BOOKING_TYPES = ['companyToPrivate', 'privateToPrivate'] as const;
@@ -71,7 +71,16 @@ const id = { type: 'number', integer: true, positive: true };
 const optional = (rule: Record<string, unknown>) => ({ ...rule, optional: true, nullable: true });
 const text = (max: number) => optional({ type: 'string', max });
 const idOrName = { type: 'multi', rules: [id, { type: 'string', min: 1, max: 255 }] };
-const date = optional({ type: 'string', pattern: /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/ });
+/** A day that exists, with or without a time. */
+const date = optional({
+  type: 'string',
+  max: 64,
+  // Called for an absent value too.
+  custom: (value: unknown, errors: Array<Record<string, unknown>>) => {
+    if (typeof value === 'string' && parseInstant(value) === null) errors.push({ type: 'date', actual: value });
+    return value;
+  },
+});
 
 const contact = (required: boolean) => ({
   type: 'object',
@@ -137,7 +146,7 @@ export const BOOKING_BODY_SCHEMA = {
   },
   pickupDestination: optional({ type: 'enum', values: DESTINATIONS }),
   returnDestination: optional({ type: 'enum', values: DESTINATIONS }),
-  clientPostalCode: { type: 'string', min: 3, max: 10 },
+  clientPostalCode: { type: 'string', trim: true, min: 3, max: 10 },
   customer: contact(true),
   consumer: contact(false),
   pickupDst: contact(false),
@@ -150,11 +159,11 @@ export const BOOKING_BODY_SCHEMA = {
   forcedProvider: optional(id),
 };
 
-const checkShape = new FastestValidator({ haltOnFirstError: false }).compile(withHubDefaults(BOOKING_BODY_SCHEMA));
+const checkShape = new FastestValidator({ haltOnFirstError: false, useNewCustomCheckerFunction: true }).compile(withHubDefaults(BOOKING_BODY_SCHEMA));
 
 /**
- * The body with unexpected fields discarded and numbers and booleans converted, and the
- * structural failures keyed by field path. The input is not changed.
+ * The body with unexpected fields discarded, and the structural failures keyed by field path.
+ * The input is not changed.
  */
 export function checkBookingShape(raw: unknown): { body: BookingBody; details: FieldDetails } {
   const body = structuredClone(raw && typeof raw === 'object' && !Array.isArray(raw) ? raw : {}) as BookingBody;

@@ -2,8 +2,10 @@
  * The "case updated" webhook payload (spec 6 rule 4): a removed key is null, an unchanged key is
  * left out, a changed key carries its new value, and an array counts as one value. Objects are
  * compared key by key at every depth, so a change inside orderData.partnerSpecific names only
- * what changed there.
+ * what changed there. Both sides are in the webhook shape first, where consents and accessories
+ * are lists, so each goes whole.
  */
+import { caseForWebhook } from '@hub/shared';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
@@ -50,7 +52,10 @@ export const DIFFED_CASE_KEYS = ['orderData', 'productData', 'customer', 'consum
 
 /** The `case.updated` payload for one change, or null when nothing the webhook reports changed. */
 export function caseUpdatedPayload(guid: string, before: Record<string, unknown>, after: Record<string, unknown>): ({ guid: string } & JsonObject) | null {
-  const pick = (source: Record<string, unknown>) => Object.fromEntries(DIFFED_CASE_KEYS.map((key) => [key, source[key] as Json]));
+  const pick = (source: Record<string, unknown>) => {
+    const shaped = caseForWebhook(source);
+    return Object.fromEntries(DIFFED_CASE_KEYS.map((key) => [key, shaped[key] as Json]));
+  };
   const diff = diffObjects(pick(before), pick(after));
   return Object.keys(diff).length === 0 ? null : { guid, ...diff };
 }

@@ -8,6 +8,7 @@ import {
   type Caller,
   type CallerMeta,
   callerOf,
+  caseForPartner,
   type CasePartiesEntry,
   configOf,
   DOMAIN_EVENTS,
@@ -18,9 +19,11 @@ import {
 } from '@hub/shared';
 import { type BookingPlan, planBooking, type PlanResult } from './booking-plan';
 import { rememberKey, replayIdempotent } from './idempotency';
+import { statusRulesFor } from './case-access';
 import { loadCases } from './case-shape';
 import { firstStatusOf, insertCase } from './cases.store';
 import { insertExternalRequest, TRACKED_REQUEST_TYPE } from './requests.store';
+import { writeStatusAdded } from './statuses.actions';
 import type { BookingThis } from './booking.types';
 
 export interface GuidsParams {
@@ -125,7 +128,7 @@ export const caseActions: ServiceActionsSchema = {
       let guid: string;
       try {
         guid = await inTransaction(this.db.knex, async (trx) => {
-          const row = await insertCase(trx, plan, status);
+          const { row, firstStatus } = await insertCase(trx, plan, status);
           if (key) await rememberKey(trx, idempotencyKeyTtlMs, caller.partnerId!, key, hash, row.guid);
           const [full] = await loadCases(trx, [row.guid]);
           await writeEvent(trx, 'booking', {
@@ -134,6 +137,7 @@ export const caseActions: ServiceActionsSchema = {
             audience: { providerId: row.service_provider_id },
             payload: { case: full },
           });
+          await writeStatusAdded(trx, row, firstStatus, null, full);
           await track(trx, { status: 'success', message: 'Case created', response: { guid: row.guid }, meta: { caseId: row.id, guid: row.guid }, caseId: row.id });
           return row.guid;
         });
@@ -168,12 +172,18 @@ export const caseActions: ServiceActionsSchema = {
     },
   },
 
-  /** Internal: the Case shape of each known case, for other services to embed. */
+  /**
+   * Internal: the Case shape of each known case, for other services to embed, as the party the
+   * call is made for sees it (a partner: its mapped keys, hidden statuses left out).
+   */
   caseCores: {
     visibility: 'public',
     params: guidsParams,
-    async handler(this: BookingThis, ctx: Context<GuidsParams>) {
-      return loadCases(this.db.knex, knownShape(ctx.params.guids));
+    async handler(this: BookingThis, ctx: Context<GuidsParams, CallerMeta>) {
+      const caller = ctx.meta.caller;
+      const rules = caller ? await statusRulesFor(ctx, this.broker, caller) : null;
+      const cases = await loadCases(this.db.knex, knownShape(ctx.params.guids));
+      return cases.map((found) => caseForPartner(found, rules));
     },
   },
 };

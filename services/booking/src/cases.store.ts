@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { ContactDataIn } from '@hub/shared';
 import type { BookingPlan } from './booking-plan';
-import type { CaseRow, ContactRole } from './case-shape';
+import type { CaseRow, ContactRole, StatusRow } from './case-shape';
 
 /** The status a case of a provider without status keys starts with. */
 export const FALLBACK_FIRST_STATUS = { key: 'registered', name: 'Registered' };
@@ -50,7 +50,8 @@ export function storedProductData(plan: BookingPlan): Record<string, unknown> {
   return { ...body.productData, noPassword: body.noPassword === true || body.productData.noPassword === true };
 }
 
-export async function insertCase(trx: Knex.Transaction, plan: BookingPlan, status: { key: string; name: string }): Promise<CaseRow> {
+/** Inserts a booked case with its contacts and its first status. */
+export async function insertCase(trx: Knex.Transaction, plan: BookingPlan, status: { key: string; name: string }): Promise<{ row: CaseRow; firstStatus: StatusRow }> {
   const { body } = plan;
   const country = (body.consumer ?? body.customer).countryCode;
   const [row] = (await trx('booking.cases')
@@ -83,6 +84,6 @@ export async function insertCase(trx: Knex.Transaction, plan: BookingPlan, statu
   await trx('booking.case_contacts').insert(
     caseContacts(plan).map(({ role, data }) => ({ case_id: row.id, role, type: data.type ?? null, data: JSON.stringify(data) })),
   );
-  await trx('booking.case_statuses').insert({ case_id: row.id, key: status.key, name: status.name });
-  return row;
+  const [firstStatus] = (await trx('booking.case_statuses').insert({ case_id: row.id, key: status.key, name: status.name }).returning('*')) as StatusRow[];
+  return { row, firstStatus };
 }

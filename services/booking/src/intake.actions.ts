@@ -9,7 +9,7 @@
  */
 import type { Knex } from 'knex';
 import type { Context, ServiceActionsSchema } from 'moleculer';
-import { ACCESS, type Caller, type CallerMeta, callerOf, ConflictError, DOMAIN_EVENTS, inTransaction, writeEvent } from '@hub/shared';
+import { ACCESS, type Caller, type CallerMeta, callerOf, chosenKeys, ConflictError, DOMAIN_EVENTS, inTransaction, writeEvent } from '@hub/shared';
 import { caseRowFor, GUID_PARAM, type LifecycleRow, otherParty } from './case-access';
 import { caseUpdatedPayload } from './case-diff';
 import { loadCases } from './case-shape';
@@ -27,7 +27,7 @@ export const CANCELLED_STATUS = { key: 'cancelled', name: 'Cancelled' };
 
 /** Accessory ids marked in productData.accessory: `{ "1": true }` at booking, `["1"]` after an update. */
 export function accessoryIdsOf(accessory: unknown): number[] {
-  const ids = Array.isArray(accessory) ? accessory : accessory && typeof accessory === 'object' ? Object.entries(accessory).filter(([, on]) => on === true).map(([id]) => id) : [];
+  const ids = chosenKeys(accessory) ?? [];
   return [...new Set(ids.map(Number).filter((id) => Number.isInteger(id) && id > 0))];
 }
 

@@ -15,6 +15,7 @@ import {
   FieldsValidationError,
   inTransaction,
   notifiableKeys,
+  parseInstant,
   writeEvent,
 } from '@hub/shared';
 import { assertNotCancelled, caseRowFor, GUID_PARAM, statusRulesFor } from './case-access';
@@ -27,14 +28,10 @@ export interface AddStatusParams {
   declaredAt?: string | null;
 }
 
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
-
 /** A declaredAt the caller sent, as a Date; the current time when absent. */
 export function parseDeclaredAt(value: string | null | undefined): Date | null {
   if (value === undefined || value === null || value === '') return new Date();
-  if (!DATE_TIME.test(value)) return null;
-  const parsed = new Date(value.replace(' ', 'T'));
-  return Number.isNaN(parsed.getTime()) ? null : parsed;
+  return parseInstant(value);
 }
 
 export async function providerStatusKeys(knex: Knex, providerId: number | null): Promise<Array<{ key: string; name: string }>> {
@@ -52,14 +49,22 @@ export async function addStatus(trx: Knex.Transaction, row: CaseRow, status: { k
     .insert({ case_id: row.id, key: status.key, name: status.name, declared_at: declaredAt })
     .returning('*')) as StatusRow[];
   await trx('booking.cases').where({ id: row.id }).update({ current_status: status.key, updated_at: trx.fn.now(), ...extra });
-  const [full] = await loadCases(trx, [row.guid]);
+  await writeStatusAdded(trx, row, added, row.current_status);
+  return added;
+}
+
+/**
+ * Writes `case.statusAdded` for a status just added (the first one at booking too), with the
+ * case as it now is: provider keys, which the webhooks service maps per partner.
+ */
+export async function writeStatusAdded(trx: Knex.Transaction, row: CaseRow, added: StatusRow, prevKey: string | null, current?: unknown): Promise<void> {
+  const found = current ?? (await loadCases(trx, [row.guid]))[0];
   await writeEvent(trx, 'booking', {
     type: DOMAIN_EVENTS.CASE_STATUS_ADDED,
     caseGuid: row.guid,
     audience: { partnerId: row.partner_id },
-    payload: { status: statusOut(added, row.guid), prevKey: row.current_status, case: full },
+    payload: { status: statusOut(added, row.guid), prevKey, case: found },
   });
-  return added;
 }
 
 function statusAnswer(row: StatusRow, guid: string) {

@@ -139,15 +139,31 @@ describe('conditional rules from reference data', () => {
 });
 
 describe('body shape', () => {
-  it('discards unexpected fields at every level and converts numbers', () => {
-    const raw = { ...body(), serviceType: '2', extra: 1, orderData: { refNo: 'R1', surprise: true }, customer: { type: 0, firstName: 'A', lastName: 'B', x: 1 } };
+  it('discards unexpected fields at every level', () => {
+    const raw = { ...body(), extra: 1, orderData: { refNo: 'R1', surprise: true }, customer: { type: 0, firstName: 'A', lastName: 'B', x: 1 } };
     const { body: checked, details } = checkBookingShape(raw);
     expect(details).toEqual({});
-    expect(checked.serviceType).toBe(2);
     expect(checked).not.toHaveProperty('extra');
     expect(checked.orderData).toEqual({ refNo: 'R1' });
     expect(checked.customer).toEqual({ type: 0, firstName: 'A', lastName: 'B' });
     expect(raw).toHaveProperty('extra', 1);
+  });
+
+  it('refuses values of the wrong JSON type instead of converting them', () => {
+    const { details } = checkBookingShape({ ...body(), serviceType: '2', acceptConditions: 'true', productData: { weight: '2.5' }, forcedProvider: 2147483648 });
+    expect(details).toEqual({
+      serviceType: [wrongFormat],
+      acceptConditions: [wrongFormat],
+      'productData.weight': [wrongFormat],
+      forcedProvider: ['Must be at most 2147483647'],
+    });
+  });
+
+  it('takes dates and times that exist only', () => {
+    const dated = (purchaseDate: string, pickupDate: string) => checkBookingShape({ ...body(), orderData: { pickupDate }, productData: { purchaseDate } }).details;
+    expect(dated('2024-02-29', '2026-12-01T10:00:00+01:00')).toEqual({});
+    expect(dated('2024-13-45', '2026-02-30')).toEqual({ 'productData.purchaseDate': [wrongFormat], 'orderData.pickupDate': [wrongFormat] });
+    expect(dated('0000-01-01', '2026-12-01T25:00')).toEqual({ 'productData.purchaseDate': [wrongFormat], 'orderData.pickupDate': [wrongFormat] });
   });
 
   it('names every structural failure with the spec messages', () => {

@@ -66,13 +66,15 @@ describe('POST /api/v3/case/create', () => {
     expect(JSON.stringify(core)).not.toContain('dropped');
   });
 
-  it('writes case.created to the outbox for the provider in the same transaction', async () => {
+  it('writes case.created for the provider and its first status for the partner to the outbox in the same transaction', async () => {
     const guid = await bookCase(hub, DEMO_TOKENS.power);
     const db = await knex();
-    const events = await db('booking.outbox').where({ case_guid: guid });
-    expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ type: DOMAIN_EVENTS.CASE_CREATED, audience: { providerId: 10 } });
+    const events = await db('booking.outbox').where({ case_guid: guid }).orderBy('id');
+    expect(events.map((event: { type: string }) => event.type)).toEqual([DOMAIN_EVENTS.CASE_CREATED, DOMAIN_EVENTS.CASE_STATUS_ADDED]);
+    expect(new Set(events.map((event: { occurred_at: Date }) => event.occurred_at.getTime())).size).toBe(1);
+    expect(events[0]).toMatchObject({ audience: { providerId: 10 } });
     expect(events[0].payload.case).toMatchObject({ guid, partnerId: 2, serviceProviderId: 10, currentStatus: 'registered' });
+    expect(events[1]).toMatchObject({ audience: { partnerId: 2 }, payload: { prevKey: null, status: { guid, key: 'registered' } } });
   });
 
   it('answers caseParties for known guids only', async () => {

@@ -119,7 +119,7 @@ describe('POST /api/v3/case/files', () => {
     expect(tooLarge.status).toBe(413);
     const malformed = await hub.request('POST', '/api/v3/case/files', { token: DEMO_TOKENS.elkjop, rawBody: '{"guid": ' });
     expect(malformed.status).toBe(400);
-    expect(malformed.body).toEqual({ error: { message: 'Malformed JSON body' } });
+    expect(malformed.body).toEqual({ error: { message: 'Fields validation failed', details: { body: ['Malformed JSON'] } } });
     await outbox.skip();
   });
 

@@ -49,6 +49,15 @@ describe('trackingId', () => {
     expect(JSON.parse(passed.response)).toEqual({ data: { result: true } });
   });
 
+  it('keeps the body as sent, never the token that came in the query string', async () => {
+    const created = await hub.request('POST', `/api/v3/case/create?accessToken=${elkjop}`, { body: caseBody(elkjop, { trackingId: 'TRK-TOKEN' }) });
+    expect(created.status).toBe(200);
+    const found = await hub.request('GET', '/api/v3/requests/find?trackingId=TRK-TOKEN', { token: elkjop });
+    expect(found.body.data).toHaveLength(1);
+    expect(JSON.parse(found.body.data[0].request)).not.toHaveProperty('accessToken');
+    expect(JSON.stringify(found.body.data[0])).not.toContain(elkjop);
+  });
+
   it('shows another partner nothing', async () => {
     await hub.request('POST', '/api/v3/case/create', { token: elkjop, body: caseBody(elkjop, { trackingId: 'TRK-2' }) });
     const found = await hub.request('GET', '/api/v3/requests/find?trackingId=TRK-2', { token: power });

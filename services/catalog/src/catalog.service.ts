@@ -10,6 +10,7 @@ import {
   type DbService,
   FieldsValidationError,
   findNamed,
+  INTEGER_COLUMN_MAX,
   ServiceMissingError,
   NotFoundError,
   inTransaction,
@@ -60,6 +61,23 @@ type CatalogThis = Service &
     modelReferenceRecords(withManufacturers: boolean, withProductTypes: boolean): Promise<{ manufacturers: NamedRecord[]; productTypes: NamedRecord[] }>;
   };
 
+/** Providers by comma-separated ids; every provider when `ids` is absent or empty. */
+function providersAction(rest: string, deprecated = false) {
+  return {
+    rest,
+    access: ACCESS.ANY,
+    deprecated,
+    cache: { keys: ['ids'] },
+    params: { ids: { type: 'string', optional: true, pattern: /^\s*(\d+(\s*,\s*\d+)*)?\s*$/ } },
+    async handler(this: CatalogThis, ctx: Context<ProvidersParams>) {
+      const listed = ctx.params.ids?.trim();
+      // An id beyond the id column's range names no provider.
+      const ids = listed ? listed.split(',').map((id) => Number(id.trim())).filter((id) => id <= INTEGER_COLUMN_MAX) : undefined;
+      return findProviders(this.db.knex, ids);
+    },
+  };
+}
+
 const CatalogService: ServiceSchema<ServiceSettingSchema, CatalogThis> = {
   name: 'catalog',
   mixins: [DbMixin('catalog', path.join(__dirname, 'migrations')), WorldCacheMixin],
@@ -92,16 +110,9 @@ const CatalogService: ServiceSchema<ServiceSettingSchema, CatalogThis> = {
       },
     },
 
-    providers: {
-      rest: 'GET /v3/providers',
-      access: ACCESS.ANY,
-      cache: { keys: ['ids'] },
-      params: { ids: { type: 'string', optional: true, pattern: /^\s*\d+(\s*,\s*\d+)*\s*$/ } },
-      async handler(this: CatalogThis, ctx: Context<ProvidersParams>) {
-        const ids = ctx.params.ids?.split(',').map((id) => Number(id.trim()));
-        return findProviders(this.db.knex, ids);
-      },
-    },
+    providers: providersAction('GET /v3/providers'),
+    /** The spec's v2 path of the same lookup (its section 9). */
+    providersV2: providersAction('GET /v2/providers', true),
 
     department: {
       rest: 'GET /v3/department',

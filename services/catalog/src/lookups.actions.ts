@@ -57,7 +57,7 @@ const bookingType = { type: 'enum', values: ['companyToPrivate', 'privateToPriva
 const id = { type: 'number', integer: true, positive: true };
 // An id or a name; numbers from internal callers become text and are read back as ids.
 const idOrName = { type: 'string', min: 1, max: 255, convert: true };
-const postalCode = { type: 'string', min: 3, max: 10 };
+const postalCode = { type: 'string', trim: true, min: 3, max: 10 };
 const optional = <T extends object>(rule: T) => ({ ...rule, optional: true });
 
 const LOOKUP_CACHE_KEYS = ['originatorType', 'bookingType', 'serviceType', 'manufacturer', 'productType', 'serviceLocation', 'clientPostalCode', '#caller.partnerId'];

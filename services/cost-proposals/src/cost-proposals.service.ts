@@ -290,6 +290,12 @@ const CostProposalsService: ServiceSchema<ServiceSettingSchema, CostProposalsThi
             continue;
           }
           const columns = columnsOf(item, existing);
+          // A reaction the proposal already has stands, as with feedback: only a proposal without one takes one.
+          const reacting = existing !== undefined && columns.reaction !== undefined && columns.reaction !== existing.reaction;
+          if (reacting && existing.reaction !== null) {
+            errors[`[${index}].reaction`] = [RULE_MESSAGES.alreadyReacted];
+            continue;
+          }
           const approving = columns.reaction === 'approved' && existing?.reaction !== 'approved';
           if (approving) {
             if (!(columns.is_active ?? existing?.is_active ?? true)) {

@@ -3,7 +3,7 @@
  * proposals a new one deactivates, which approval it withdraws, and the checks on a proposal's
  * fields that a schema cannot express.
  */
-import { FIELD_MESSAGES, type FieldDetails } from '@hub/shared';
+import { FIELD_MESSAGES, type FieldDetails, isCalendarDay, parseInstant } from '@hub/shared';
 
 export type Reaction = 'approved' | 'rejected';
 export const REACTIONS: Reaction[] = ['approved', 'rejected'];
@@ -63,32 +63,19 @@ export function externalKeyOf(externalId: string[] | null | undefined): string |
 }
 
 const TIME_STAMP = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})\.(\d{3})$/;
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-
-function isCalendarDate(year: number, month: number, day: number): boolean {
-  const date = new Date(Date.UTC(year, month - 1, day));
-  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
-}
 
 /** The spec's `YYYY-MM-DD HH:mm:ss.SSS`, and a time that exists. */
 export function isTimeStamp(value: string): boolean {
   const match = TIME_STAMP.exec(value);
   if (!match) return false;
-  const [, y, mo, d, h, mi, s] = match.map(Number);
-  return isCalendarDate(y, mo, d) && h < 24 && mi < 60 && s < 60;
-}
-
-export function isDate(value: string): boolean {
-  const match = DATE.exec(value);
-  return match !== null && isCalendarDate(Number(match[1]), Number(match[2]), Number(match[3]));
+  const [, , , , h, mi, s] = match.map(Number);
+  return isCalendarDay(value.slice(0, 10)) && h < 24 && mi < 60 && s < 60;
 }
 
 /** An ISO 8601 date-time (or the spec's own form): what reactionDate and dateAccepted accept. */
 export function parseDateTime(value: string): Date | null {
   if (isTimeStamp(value)) return new Date(`${value.replace(' ', 'T')}Z`);
-  if (!/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(value)) return null;
-  const date = new Date(value);
-  return Number.isNaN(date.getTime()) || !isDate(value.slice(0, 10)) ? null : date;
+  return parseInstant(value);
 }
 
 /** Money on a proposal has cents at most; more would be silently rounded by the column. */
@@ -138,7 +125,7 @@ export function checkProposalFields(input: ProposalFieldsIn): FieldDetails {
   if (typeof input.priceNet === 'number' && !isMoney(input.priceNet)) fail('priceNet', FIELD_MESSAGES.wrongFormat);
   if (typeof input.timeStamp === 'string' && !isTimeStamp(input.timeStamp)) fail('timeStamp', FIELD_MESSAGES.wrongFormat);
   if (typeof input.reactionDate === 'string' && !parseDateTime(input.reactionDate)) fail('reactionDate', FIELD_MESSAGES.wrongFormat);
-  if (typeof input.dateValidUntil === 'string' && !isDate(input.dateValidUntil)) fail('dateValidUntil', FIELD_MESSAGES.wrongFormat);
+  if (typeof input.dateValidUntil === 'string' && !isCalendarDay(input.dateValidUntil)) fail('dateValidUntil', FIELD_MESSAGES.wrongFormat);
   const seen = new Set<number>();
   (input.details ?? []).forEach((detail, index) => {
     const line = detail.line ?? index + 1;

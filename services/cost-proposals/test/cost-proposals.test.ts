@@ -257,6 +257,22 @@ describe('state table', () => {
     expect(inactive.error.details).toEqual({ '[0].reaction': ['Only an active cost proposal can be approved'] });
     expect(await list(kase)).toHaveLength(2);
   });
+
+  it("a provider posting a known proposal cannot replace or clear the reaction it has", async () => {
+    const kase = await openCase(hub);
+    const proposal = repair();
+    const { data } = await post(kase, [proposal]);
+    await feedback(kase.partnerToken, { id: data[0].id, name: 'Kari', reaction: 'approved' });
+    for (const reaction of ['rejected', null]) {
+      const refused = await post(kase, [{ ...proposal, reaction }], 400);
+      expect(refused.error.details).toEqual({ '[0].reaction': ['The cost proposal already has a different reaction'] });
+    }
+    const [kept] = await list(kase);
+    expect(kept).toMatchObject({ reaction: 'approved', reactionName: 'Kari' });
+    // The same reaction again, with other fields, is an update like any other.
+    const again = await post(kase, [{ ...proposal, reaction: 'approved', priceNet: 99 }]);
+    expect(again.data[0]).toMatchObject({ reaction: 'approved', reactionName: 'Kari', priceNet: 99 });
+  });
 });
 
 describe('v1 forms', () => {

@@ -15,6 +15,9 @@ import {
   type Caller,
   type CallerMeta,
   configOf,
+  ERROR_TYPES,
+  FIELD_MESSAGES,
+  FieldsValidationError,
   ForbiddenError,
   isAccessLevel,
   NotFoundError,
@@ -23,12 +26,13 @@ import {
   readiness,
   renderError,
   type ScrapedPrometheusReporter,
+  TEXT_PARAMS_META,
   UnauthorizedError,
 } from '@hub/shared';
 import { buildOpenApi, type ServiceInfo } from './openapi';
 import { clusterOverview, refreshHubMetrics, registerHubMetrics } from './operations';
 import { RedisRateLimitStore } from './rate-limit-store';
-import { tokenOf } from './request-token';
+import { TOKEN_QUERY_PARAM, tokenOf } from './request-token';
 
 const API_PATH = '/api';
 const PUBLIC_DIR = path.resolve(__dirname, '../public');
@@ -54,7 +58,8 @@ type HubRequest = IncomingMessage & {
   requestId: string;
   startedAt: bigint;
   arrayBody?: boolean;
-  $action?: { name: string; access?: unknown; deprecated?: boolean };
+  $params: Record<string, unknown>;
+  $action?: { name: string; access?: unknown; deprecated?: boolean; params?: Record<string, unknown> };
   $ctx?: Context<unknown, CallerMeta>;
   $route?: { rateLimit?: { store: { resetTime: number } } };
 };
@@ -90,6 +95,11 @@ function staticFile(name: string): PageHandler {
   return (_req, res) => send(res, entry.type, fs.readFileSync(entry.file), 'public, max-age=300');
 }
 
+/** An action that takes a JSON array as its body declares it as its `items` param. */
+function takesArrayBody(req: HubRequest): boolean {
+  return Boolean(req.$action?.params && Object.prototype.hasOwnProperty.call(req.$action.params, 'items'));
+}
+
 /** Arrays would be flattened into the params object; actions that take one see it as `items`. */
 function wrapArrayBody(req: HubRequest, _res: ServerResponse, next: (err?: unknown) => void) {
   if (Array.isArray(req.body)) {
@@ -97,6 +107,28 @@ function wrapArrayBody(req: HubRequest, _res: ServerResponse, next: (err?: unkno
     req.arrayBody = true;
   }
   next();
+}
+
+/**
+ * What the action is called with: the JSON body as sent, and the query string and path values
+ * the body does not hold, named in the call's meta as text for the serving node to type by the
+ * action's schema (HubValidator). A query value never replaces a body field, and the token is
+ * the gateway's alone: it never reaches an action, whose records (a booking's request log) would
+ * keep it.
+ */
+function actionParams(req: HubRequest, meta: Record<string, unknown>): Record<string, unknown> {
+  if (req.arrayBody && !takesArrayBody(req)) throw new FieldsValidationError({ body: [FIELD_MESSAGES.wrongFormat] });
+  const body = req.body !== null && typeof req.body === 'object' ? (req.body as Record<string, unknown>) : {};
+  const params: Record<string, unknown> = {};
+  const text: string[] = [];
+  for (const [key, value] of Object.entries(req.$params)) {
+    if (key === TOKEN_QUERY_PARAM) continue;
+    const fromBody = Object.prototype.hasOwnProperty.call(body, key);
+    params[key] = fromBody ? body[key] : value;
+    if (!fromBody) text.push(key);
+  }
+  if (text.length) meta[TEXT_PARAMS_META] = text;
+  return params;
 }
 
 function requestIdOf(req: HubRequest): string {
@@ -133,7 +165,7 @@ function assignRequestId(this: GatewayThis, req: HubRequest, res: ServerResponse
 function sendRendered(this: GatewayThis, req: HubRequest, res: ServerResponse, err: unknown) {
   const error = err as { type?: string; status?: number; code?: unknown; message?: string };
   // body-parser errors carry `status` and a `type` of their own instead of a Moleculer code.
-  if (error?.type === 'entity.parse.failed') Object.assign(error, { code: 400, type: 'BAD_REQUEST', message: 'Malformed JSON body', data: undefined });
+  if (error?.type === 'entity.parse.failed') Object.assign(error, { code: 400, type: ERROR_TYPES.FIELDS_VALIDATION, data: { details: { body: [MALFORMED_JSON] } } });
   else if (error?.type === 'entity.too.large') Object.assign(error, { code: 413, data: undefined });
   else if (typeof error?.code !== 'number' && typeof error?.status === 'number') Object.assign(error, { code: error.status });
 
@@ -142,7 +174,9 @@ function sendRendered(this: GatewayThis, req: HubRequest, res: ServerResponse, e
     rendered.headers['Retry-After'] = String(Math.max(1, Math.ceil((req.$route.rateLimit.store.resetTime - Date.now()) / 1000)));
   }
   if (rendered.status >= 500) this.logger.error({ requestId: req.requestId }, 'Request failed:', err);
-  if (req.arrayBody) rewriteArrayPaths(rendered.body);
+  if (req.arrayBody || takesArrayBody(req)) rewriteArrayPaths(rendered.body);
+  // A deprecated form says so on every answer, an error too.
+  if (req.$action?.deprecated) res.setHeader('Deprecation', 'true');
   res.statusCode = rendered.status;
   for (const [name, value] of Object.entries(rendered.headers)) res.setHeader(name, value);
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
@@ -178,6 +212,9 @@ function takesLargeBody(this: GatewayThis, req: HubRequest): boolean {
 }
 
 /** An upload body arrives as text (read with the larger limit) and is parsed here as strictly as the JSON parser does. */
+/** Malformed JSON gets the validation envelope, its one detail on the body as a whole. */
+const MALFORMED_JSON = 'Malformed JSON';
+
 function parseLargeJson(req: HubRequest, _res: ServerResponse, next: (err?: unknown) => void) {
   if (typeof req.body !== 'string') return next();
   const text = req.body.trim();
@@ -186,7 +223,7 @@ function parseLargeJson(req: HubRequest, _res: ServerResponse, next: (err?: unkn
     req.body = JSON.parse(text);
     next();
   } catch {
-    next(Object.assign(new Error('Malformed JSON body'), { status: 400, type: 'entity.parse.failed' }));
+    next(Object.assign(new Error(MALFORMED_JSON), { status: 400, type: 'entity.parse.failed' }));
   }
 }
 
@@ -255,6 +292,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
         use: [parseLargeJson, wrapArrayBody],
         callOptions: {},
         onBeforeCall(ctx: Context<unknown, CallerMeta>, _route: unknown, req: HubRequest) {
+          req.$params = actionParams(req, ctx.meta as Record<string, unknown>);
           ctx.meta.requestId = req.requestId;
           const idempotencyKey = req.headers['idempotency-key'];
           if (typeof idempotencyKey === 'string' && idempotencyKey.length > 0) ctx.meta.idempotencyKey = idempotencyKey;

@@ -1,8 +1,11 @@
 /** Where a request carries its API token: the spec's query parameter or one of two headers. */
 import type { IncomingMessage } from 'node:http';
 
+/** The spec's query parameter for the token. */
+export const TOKEN_QUERY_PARAM = 'accessToken';
+
 export function tokenOf(req: IncomingMessage & { query?: Record<string, unknown> }): string | undefined {
-  const fromQuery = req.query?.accessToken;
+  const fromQuery = req.query?.[TOKEN_QUERY_PARAM];
   if (typeof fromQuery === 'string' && fromQuery.length > 0) return fromQuery;
   const fromHeader = req.headers['x-hub-api-token'];
   if (typeof fromHeader === 'string' && fromHeader.length > 0) return fromHeader;

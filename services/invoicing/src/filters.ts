@@ -7,7 +7,7 @@
  * with $eq, $ne, $gt, $gte, $lt, $lte, $in; `customData: { key: scalar, ... }` (equality per
  * key); `details: { name: 'Screen', ... }` or an array of such (an invoice with such lines).
  */
-import { type Caller, FIELD_MESSAGES, type FieldDetails, FieldsValidationError } from '@hub/shared';
+import { type Caller, FIELD_MESSAGES, type FieldDetails, FieldsValidationError, isCalendarDay, parseInstant } from '@hub/shared';
 
 export interface SqlFragment {
   sql: string;
@@ -45,7 +45,6 @@ const DETAIL_FIELDS = ['name', 'count', 'article', 'vatRate', 'vatAmount', 'pric
 export const FILTER_LIMITS = { inValues: 1000, textLength: 1000, customDataKeys: 50, detailLines: 20 };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const INSTANT = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?)(Z|[+-]\d{2}:?\d{2})?)?$/;
 
 type Scalar = string | number | boolean;
 
@@ -53,19 +52,9 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function isCalendarDay(date: string): boolean {
-  const day = new Date(`${date}T00:00:00Z`);
-  return !Number.isNaN(day.getTime()) && day.toISOString().slice(0, 10) === date;
-}
-
 /** A timestamp bound as ISO text in UTC; a value without a zone is taken as UTC. */
 function instantOf(value: string): string | undefined {
-  const match = INSTANT.exec(value);
-  if (!match || !isCalendarDay(match[1])) return undefined;
-  const [, date, time, zone] = match;
-  const offset = zone ? zone.replace(/^([+-]\d{2})(\d{2})$/, '$1:$2') : 'Z';
-  const parsed = new Date(time ? `${date}T${time}${offset}` : `${date}T00:00:00Z`);
-  return Number.isNaN(parsed.getTime()) ? undefined : parsed.toISOString();
+  return parseInstant(value)?.toISOString();
 }
 
 /** The value as it will be bound, or undefined when it is not of the field's kind. */
@@ -80,7 +69,7 @@ function bindingOf(kind: Kind, value: unknown): Scalar | undefined {
     case 'boolean':
       return typeof value === 'boolean' ? value : undefined;
     case 'date':
-      return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value) && isCalendarDay(value) ? value : undefined;
+      return typeof value === 'string' && isCalendarDay(value) ? value : undefined;
     case 'timestamp':
       return typeof value === 'string' ? instantOf(value) : undefined;
   }

@@ -3,6 +3,7 @@
  * values on an update), and how rows are read back with the invoice they are linked to.
  */
 import type { Knex } from 'knex';
+import { parseInstant } from '@hub/shared';
 
 export const INVOICES = 'invoicing.invoices';
 export const INVOICE_STATUSES = 'invoicing.invoice_statuses';
@@ -141,8 +142,5 @@ export function columnsOf(invoice: InvoiceIn): Record<string, unknown> {
 
 /** A due date: a calendar day, optionally with a time that is ignored. */
 export function isDueDate(value: string): boolean {
-  const match = /^(\d{4}-\d{2}-\d{2})(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.exec(value);
-  if (!match) return false;
-  const day = new Date(`${match[1]}T00:00:00Z`);
-  return !Number.isNaN(day.getTime()) && day.toISOString().slice(0, 10) === match[1];
+  return parseInstant(value) !== null;
 }

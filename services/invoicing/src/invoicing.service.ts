@@ -26,6 +26,8 @@ import { columnsOf, INVOICE_STATUSES, INVOICES, type InvoiceIn, invoiceOut, type
 
 const SCHEMA = 'invoicing';
 
+const OTHER_CASE = 'This externalId belongs to an invoice of another case';
+
 /** Most invoices one save call may carry: they are written in one transaction. */
 const SAVE_MAX_INVOICES = 100;
 export const FIND_PAGINATION = { defaultLimit: 10, maxLimit: 100 };
@@ -129,11 +131,14 @@ const InvoicingService: ServiceSchema<ServiceSettingSchema, InvoicingThis> = {
               columns.linked_invoice_id = linked.id;
             }
             const caseColumns = { case_id: party.id, guid: invoice.guid, partner_id: party.partnerId, provider_id: party.serviceProviderId };
+            // An externalId names one invoice of one case: sent for another case it is refused, never moved.
             const [row] = (await trx(INVOICES)
               .insert({ external_id: invoice.externalId, ...caseColumns, ...columns })
               .onConflict(['provider_id', 'external_id'])
-              .merge({ ...caseColumns, ...columns, updated_at: trx.fn.now() })
+              .merge({ ...columns, updated_at: trx.fn.now() })
+              .where(`${INVOICES}.guid`, invoice.guid)
               .returning('id')) as Array<{ id: number }>;
+            if (!row) throw new FieldsValidationError({ [`[${index}].externalId`]: [OTHER_CASE] });
             ids.push(row.id);
           }
 

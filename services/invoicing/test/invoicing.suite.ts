@@ -155,6 +155,16 @@ export function invoicingSuite(infra: boolean): void {
       expect(await knex('invoicing.invoices').where({ external_id: 'CN-SELF' })).toEqual([]);
     });
 
+    it('refuses an externalId of an invoice of another case, which stays where it is', async () => {
+      const [original] = await save(DEMO_TOKENS.nrc, [{ guid: elkjopCase, externalId: 'INV-STAYS', customData: { orderRef: 'A-1' } }]);
+      const moved = await post(DEMO_TOKENS.nrc, [{ guid: powerCase, externalId: 'INV-STAYS' }]);
+      expect(moved.status).toBe(400);
+      expect(moved.body.error.details).toEqual({ '[0].externalId': ['This externalId belongs to an invoice of another case'] });
+      expect(await knex('invoicing.invoices').where({ external_id: 'INV-STAYS' }).select('id', 'guid')).toEqual([{ id: original.id, guid: elkjopCase }]);
+      const powerSees = await hub.request('GET', `/api/v3/invoices?guid=${powerCase}`, { token: DEMO_TOKENS.power });
+      expect(powerSees.body.map((invoice: { externalId: string }) => invoice.externalId)).not.toContain('INV-STAYS');
+    });
+
     it('answers 404 and saves nothing when any case is unknown or not the caller’s', async () => {
       for (const guid of [tryggCase, UNKNOWN_GUID]) {
         const res = await post(DEMO_TOKENS.nrc, [{ guid: elkjopCase, externalId: 'INV-NEVER' }, { guid, externalId: 'INV-NEVER-2' }]);
@@ -187,9 +197,14 @@ export function invoicingSuite(infra: boolean): void {
           },
         },
       });
-      const date = await post(DEMO_TOKENS.nrc, [{ guid: elkjopCase, externalId: 'INV-DATE', dueDate: '2026-02-30' }]);
-      expect(date.status).toBe(400);
-      expect(date.body.error.details).toEqual({ '[0].dueDate': ['Wrong format'] });
+      for (const dueDate of ['2026-02-30', '0000-01-01']) {
+        const date = await post(DEMO_TOKENS.nrc, [{ guid: elkjopCase, externalId: 'INV-DATE', dueDate }]);
+        expect(date.status).toBe(400);
+        expect(date.body.error.details).toEqual({ '[0].dueDate': ['Wrong format'] });
+      }
+      const huge = await post(DEMO_TOKENS.nrc, [{ guid: elkjopCase, externalId: 'INV-HUGE', details: [{ ...line, count: 2147483648 }] }]);
+      expect(huge.status).toBe(400);
+      expect(huge.body.error.details).toEqual({ '[0].details[0].count': ['Must be at most 2147483647'] });
       const notArray = await post(DEMO_TOKENS.nrc, { guid: elkjopCase, externalId: 'INV-OBJ' });
       expect(notArray.status).toBe(400);
       expect(notArray.body.error.message).toBe('Fields validation failed');
@@ -389,12 +404,17 @@ export function invoicingSuite(infra: boolean): void {
     });
 
     it('refuses a filter it cannot read with 400 naming it', async () => {
-      const res = await find(DEMO_TOKENS.power, { filters: { isActive: true, status: { $regex: '.*' }, createdAt: { $gt: 'soon' } } });
+      const res = await find(DEMO_TOKENS.power, { filters: { isActive: true, status: { $regex: '.*' }, createdAt: { $gt: 'soon' }, dueDate: { $gt: '0000-01-01' } } });
       expect(res.status).toBe(400);
       expect(res.body).toEqual({
         error: {
           message: 'Fields validation failed',
-          details: { 'filters.isActive': ['Field is not accepted'], 'filters.status.$regex': ['Field is not accepted'], 'filters.createdAt.$gt': ['Wrong format'] },
+          details: {
+            'filters.isActive': ['Field is not accepted'],
+            'filters.status.$regex': ['Field is not accepted'],
+            'filters.createdAt.$gt': ['Wrong format'],
+            'filters.dueDate.$gt': ['Wrong format'],
+          },
         },
       });
     });

@@ -2,7 +2,7 @@
  * Case messages: the record shape, who may see and confirm a message, and who hears of it.
  * Plain functions, so the rules are tested without a broker.
  */
-import type { Audience, Caller } from '@hub/shared';
+import { type Audience, type Caller, parseInstant } from '@hub/shared';
 
 /** The spec's message types (section 2). */
 export const MESSAGE_TYPES = [
@@ -121,14 +121,5 @@ export function mayConfirm(caller: Caller, message: Pick<MessageRow, 'sender_typ
 export function parseDeclaredAt(value: string | null | undefined, now: Date): Date | null {
   const text = value?.trim();
   if (!text) return now;
-  const match = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?)(Z|[+-]\d{2}:?\d{2})?)?$/.exec(text);
-  if (!match) return null;
-  const [, date, time, zone] = match;
-  // Date rolls 2026-02-30 over into March; a calendar day that does not exist is an error.
-  const day = new Date(`${date}T00:00:00Z`);
-  if (Number.isNaN(day.getTime()) || day.toISOString().slice(0, 10) !== date) return null;
-  const offset = zone ? zone.replace(/^([+-]\d{2})(\d{2})$/, '$1:$2') : 'Z';
-  const parsed = time ? new Date(`${date}T${time}${offset}`) : day;
-  if (Number.isNaN(parsed.getTime())) return null;
-  return parsed;
+  return parseInstant(text);
 }

@@ -118,6 +118,14 @@ export function messagingSuite(infra: boolean): void {
       expect(Date.parse(empty.declaredAt)).toBeGreaterThanOrEqual(before - 1000);
     });
 
+    it('refuses a declaredAt that is no date and time that exists', async () => {
+      for (const declaredAt of ['0000-01-01', '2026-02-30T10:00:00Z', 'yesterday']) {
+        const res = await post(DEMO_TOKENS.nrc, { guid: elkjopCase, type: 'serviceComment', declaredAt });
+        expect(res.status).toBe(400);
+        expect(res.body.error.details).toEqual({ declaredAt: ['Wrong format'] });
+      }
+    });
+
     it('links a reply to a message of the same case', async () => {
       const parent = await create(DEMO_TOKENS.elkjop, { guid: elkjopCase });
       const reply = await create(DEMO_TOKENS.nrc, { guid: elkjopCase, parentMessageId: parent.id, type: 'customerCenterReply' });
@@ -142,7 +150,7 @@ export function messagingSuite(infra: boolean): void {
     it('answers { error: { message } } for a malformed body', async () => {
       const res = await hub.request('POST', '/api/v3/case-messages/create', { token: DEMO_TOKENS.elkjop, rawBody: '{"guid": ' });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ error: { message: 'Malformed JSON body' } });
+      expect(res.body).toEqual({ error: { message: 'Fields validation failed', details: { body: ['Malformed JSON'] } } });
     });
 
     it('refuses a type outside the ten, a malformed guid or declaredAt, and fields over their length', async () => {
@@ -313,7 +321,7 @@ export function messagingSuite(infra: boolean): void {
       expect(object.body.error.message).toBe('Fields validation failed');
       const malformed = await hub.request('POST', '/api/v3/case-messages/confirm', { token: DEMO_TOKENS.elkjop, rawBody: '[1,' });
       expect(malformed.status).toBe(400);
-      expect(malformed.body).toEqual({ error: { message: 'Malformed JSON body' } });
+      expect(malformed.body).toEqual({ error: { message: 'Fields validation failed', details: { body: ['Malformed JSON'] } } });
     });
 
     it('confirms a message once when confirms race, telling the creator once', async () => {

@@ -66,7 +66,7 @@ const bookingType = { type: 'enum', values: ['companyToPrivate', 'privateToPriva
 const id = { type: 'number', integer: true, positive: true, optional: true };
 // An id or a name; numbers from internal callers become text and are read back as ids.
 const idOrName = { type: 'string', min: 1, max: 255, convert: true, optional: true };
-const postalCode = { type: 'string', min: 3, max: 10, optional: true };
+const postalCode = { type: 'string', trim: true, min: 3, max: 10, optional: true };
 
 const routingParams = {
   originatorType,

@@ -2,7 +2,7 @@
  * Which webhooks a domain event causes: the subscriptions in its audience that name the webhook
  * type, with the partner's status mapping and blacklist applied to status events (spec 6).
  */
-import { caseForPartner, DOMAIN_EVENTS, type DomainEvent, partnerKeyOf, type StatusRules, type WebhookEventType } from '@hub/shared';
+import { caseForPartner, caseForWebhook, DOMAIN_EVENTS, type DomainEvent, partnerKeyOf, type StatusRules, type WebhookEventType } from '@hub/shared';
 
 export interface StatusTransitionRule {
   from?: string | null;
@@ -89,16 +89,25 @@ function statusDeliveries(event: DomainEvent, subscription: AddressableSubscript
   const key = partnerKeyOf(rules, status.key);
   if (key === null) return [];
   const previous = previousKeySeen(rules, status, caseData.caseStatuses);
+  // What the receiver sees did not change (a key re-sent, or two provider keys mapped to one): no status webhook.
+  if (previous === key) return [];
   const planned: Array<Pick<PlannedDelivery, 'eventType' | 'webhookId' | 'payload'>> = [];
-  if (subscription.eventTypes.includes('status.new') && previous !== key) {
+  if (subscription.eventTypes.includes('status.new')) {
     planned.push({ eventType: 'status.new', webhookId: event.id, payload: { ...status, key } });
   }
   if (subscription.eventTypes.includes('status.transition') && transitionMatches(subscription.statusTransitions, previous, key)) {
     // Its own webhook-id: a receiver of both types must not take one for a retry of the other.
-    const caseSeen = caseForPartner(caseData, rules);
+    const caseSeen = caseForWebhook(caseForPartner(caseData, rules));
     planned.push({ eventType: 'status.transition', webhookId: `${event.id}_transition`, payload: { ...status, key, prevKey: previous, case: caseSeen } });
   }
   return planned;
+}
+
+/** A record that embeds its case (an invoice) carries the case as the receiver's party sees it. */
+function withCaseSeen(payload: DomainEvent['payload'], rules: StatusRules | null): DomainEvent['payload'] {
+  const embedded = (payload as { case?: unknown }).case as Parameters<typeof caseForPartner>[0] | undefined;
+  if (!embedded || !Array.isArray(embedded.caseStatuses)) return payload;
+  return { ...payload, case: caseForWebhook(caseForPartner(embedded, rules)) };
 }
 
 /**
@@ -117,7 +126,7 @@ export function planDeliveries(event: DomainEvent, subscriptions: AddressableSub
       const type = SAME_TYPE[event.type];
       if (!type || !subscription.eventTypes.includes(type)) continue;
       if (PARTNERS_ONLY.has(type) && !subscription.partnerId) continue;
-      found = [{ eventType: type, webhookId: event.id, payload: event.payload }];
+      found = [{ eventType: type, webhookId: event.id, payload: withCaseSeen(event.payload, subscription.partnerId ? rulesOf(subscription.partnerId) : null) }];
     }
     for (const item of found) {
       planned.push({ ...item, eventId: event.id, subscriptionId: subscription.id, caseGuid: event.caseGuid, occurredAt: event.occurredAt });

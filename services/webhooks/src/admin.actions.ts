@@ -22,6 +22,8 @@ export interface ListDeliveriesParams {
 }
 
 const idParam = { id: { type: 'number', integer: true, positive: true } };
+/** Deliveries are counted in a bigint column. */
+const deliveryIdParam = { id: { type: 'number', integer: true, positive: true, max: Number.MAX_SAFE_INTEGER } };
 
 function deliveryOut(row: DeliveryRow) {
   return {
@@ -211,7 +213,7 @@ export const adminActions: ServiceActionsSchema = {
   listAttempts: {
     rest: 'GET /admin/webhooks/deliveries/:id/attempts',
     access: ACCESS.ADMIN,
-    params: idParam,
+    params: deliveryIdParam,
     async handler(this: WebhooksThis, ctx: Context<IdParams>) {
       const delivery = await this.db.knex('webhooks.deliveries').where({ id: ctx.params.id }).first('id');
       if (!delivery) throw new NotFoundError('Delivery not found');
@@ -234,7 +236,7 @@ export const adminActions: ServiceActionsSchema = {
   redeliver: {
     rest: 'POST /admin/webhooks/deliveries/:id/redeliver',
     access: ACCESS.ADMIN,
-    params: idParam,
+    params: deliveryIdParam,
     async handler(this: WebhooksThis, ctx: Context<IdParams>) {
       const count = await redeliverQuery(this).where({ id: ctx.params.id });
       if (!count) throw new NotFoundError('Delivery not found');

@@ -72,6 +72,20 @@ describe('status.transition', () => {
     expect(plan(event, subscription({ statusTransitions: [{ from: 'awaiting_parts' }] }))).toEqual([{ type: 'status.new', key: 'repaired', prevKey: undefined }]);
   });
 
+  it('does not fire when the key does not change for the partner, whatever the rule', () => {
+    // awaiting_parts and in_repair are both the partner's 'repairing'.
+    for (const statusTransitions of [[{ to: 'repairing' }], [{ from: 'repairing' }], []]) {
+      expect(plan(statusAdded(1, 'in_repair', 'awaiting_parts'), subscription({ eventTypes: ['status.transition'], statusTransitions }))).toEqual([]);
+    }
+  });
+
+  it('carries the case as the partner sees it: mapped keys, no blacklisted status, consents and accessories as lists', () => {
+    const event = statusAdded(1, 'in_repair', ['registered', 'diagnosed']);
+    Object.assign(event.payload.case as object, { orderData: { consents: { gdpr: true, marketing: false } }, productData: { accessory: { '1': true, '4': true } } });
+    const [transition] = planDeliveries(event, [subscription({ eventTypes: ['status.transition'] })], rulesOf);
+    expect(transition.payload.case).toMatchObject({ orderData: { consents: ['gdpr'] }, productData: { accessory: ['1', '4'] } });
+  });
+
   it('carries the case as the partner sees it: mapped keys, no blacklisted status', () => {
     const [transition] = planDeliveries(statusAdded(1, 'in_repair', ['registered', 'diagnosed']), [subscription({ eventTypes: ['status.transition'] })], rulesOf);
     expect(transition.payload).toMatchObject({ key: 'repairing', prevKey: 'registered', case: { currentStatus: 'repairing' } });
@@ -86,6 +100,13 @@ describe('audiences', () => {
     const providerSub = subscription({ id: 2, partnerId: null, providerId: 20, eventTypes: ['message.created'] });
     const otherType = subscription({ id: 3, partnerId: null, providerId: 20, eventTypes: ['message.confirmed'] });
     expect(planDeliveries(message, [partnerSub, providerSub, otherType], rulesOf).map((item) => item.subscriptionId)).toEqual([2]);
+  });
+
+  it("sends an invoice's case as the partner sees it", () => {
+    const caseData = { guid: 'g', currentStatus: 'awaiting_parts', caseStatuses: [{ id: 1, key: 'registered' }, { id: 2, key: 'diagnosed' }, { id: 3, key: 'awaiting_parts' }] };
+    const invoice = domainEvent('invoice.saved', { partnerId: 1 }, { id: 9, case: caseData });
+    const [delivery] = planDeliveries(invoice, [subscription({ eventTypes: ['invoice.saved'] })], rulesOf);
+    expect(delivery.payload.case).toMatchObject({ currentStatus: 'repairing', caseStatuses: [{ key: 'registered' }, { key: 'repairing' }] });
   });
 
   it('sends invoices to partners only', () => {
