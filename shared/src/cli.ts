@@ -14,7 +14,9 @@ import { validateWorld, type World } from './world';
 
 const USAGE = `Usage:
   hub start                       run the services named by SERVICES (all by default)
-  hub world load FILE             check a world file and load it
+  hub world load FILE [--if-empty]
+                                  check a world file and load it (with --if-empty: only into a
+                                  hub that holds no world yet, so a restart keeps what is there)
   hub world check FILE            check a world file without loading it
   hub account create --name NAME --role partner|provider|admin [--partner-id N] [--provider-id N] [--can-force-provider]
                                   create an account and print its token (shown once)
@@ -126,6 +128,9 @@ export async function main(argv: string[]): Promise<void> {
     if (sub === 'check') return console.log(`${rest[0]} is a valid world`);
     const broker = await clusterBroker(config);
     try {
+      if (rest.includes('--if-empty') && (await broker.call('catalog.hasWorld'))) {
+        return console.log(`The hub holds a world already; ${rest[0]} was not loaded`);
+      }
       const result = await loadWorldWhenOwnersRun(broker, world);
       console.log(`Loaded ${rest[0]}:`, JSON.stringify(result));
     } finally {

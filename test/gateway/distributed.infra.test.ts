@@ -47,6 +47,10 @@ beforeAll(async () => {
   const loaded = await runHub(['world', 'load', writeWorldFile(demoWorldFor(['catalog', 'routing']))], env);
   expect(loaded.output).toContain('Loaded');
   expect(loaded.code).toBe(0);
+  // What compose's world container runs on every `up`: a hub with a world keeps it.
+  const again = await runHub(['world', 'load', writeWorldFile(demoWorldFor(['catalog', 'routing'])), '--if-empty'], env);
+  expect(again.output).toContain('holds a world already');
+  expect(again.code).toBe(0);
   await waitForOk(baseUrl, '/api/v3/provider?id=10', 'the gateway to reach the catalog', { token: DEMO_TOKENS.nrc, timeoutMs: 30_000 });
 });
 

@@ -211,10 +211,10 @@ function takesLargeBody(this: GatewayThis, req: HubRequest): boolean {
   return actions.get(name)?.endpoints[0]?.action.largeBody === true;
 }
 
-/** An upload body arrives as text (read with the larger limit) and is parsed here as strictly as the JSON parser does. */
 /** Malformed JSON gets the validation envelope, its one detail on the body as a whole. */
 const MALFORMED_JSON = 'Malformed JSON';
 
+/** An upload body arrives as text (read with the larger limit) and is parsed here as strictly as the JSON parser does. */
 function parseLargeJson(req: HubRequest, _res: ServerResponse, next: (err?: unknown) => void) {
   if (typeof req.body !== 'string') return next();
   const text = req.body.trim();
