@@ -28,5 +28,7 @@ export function parseInstant(text: string): Date | null {
   if (Number(hours) > 23 || Number(minutes) > 59 || Number(seconds) > 59) return null;
   const offset = zone && zone !== 'Z' ? zone.replace(/^([+-]\d{2}):?(\d{2})$/, '$1:$2') : 'Z';
   const parsed = new Date(`${day}T${hours}:${minutes}:${seconds}${fraction}${offset}`);
-  return Number.isNaN(parsed.getTime()) ? null : parsed;
+  // A zone can carry the first or the last day of the range past its edge.
+  const year = parsed.getUTCFullYear();
+  return Number.isNaN(parsed.getTime()) || year < 1 || year > 9999 ? null : parsed;
 }

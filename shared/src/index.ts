@@ -15,6 +15,7 @@ export * from './outbox';
 export * from './request-log';
 export * from './runner';
 export * from './status-view';
+export * from './stored-text';
 export * from './tracing';
 export * from './validator';
 export * from './webhook-shape';

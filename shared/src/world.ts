@@ -5,6 +5,8 @@
  */
 import FastestValidator from 'fastest-validator';
 import { WEBHOOK_EVENT_TYPES } from './events';
+import { unstorablePath } from './stored-text';
+import { INTEGER_COLUMN_MAX } from './validator';
 
 const validator = new FastestValidator({ haltOnFirstError: false });
 
@@ -160,7 +162,10 @@ export interface WorldModel {
   weight?: string | null;
 }
 
-const id = { type: 'number', integer: true, positive: true };
+/** A constant HTTP header value a webhook may carry: printable ASCII and tabs, never a line break. */
+export const HEADER_VALUE = /^[\t\x20-\x7E]*$/;
+
+const id = { type: 'number', integer: true, positive: true, max: INTEGER_COLUMN_MAX };
 const ids = { type: 'array', items: id, optional: true };
 const text = (max: number, optional = false) => ({ type: 'string', min: 1, max, optional });
 const nullableText = { type: 'string', max: 512, optional: true, nullable: true };
@@ -380,6 +385,16 @@ function afterLoad(fromFile: NamedEntry[] | undefined, stored: NamedEntry[]): Na
   return [...(fromFile ?? []), ...stored.filter((entry) => !replaced.has(entry.id))];
 }
 
+/** An IANA time zone this runtime knows, as pickup calendars need. */
+function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Checks a whole world; an empty list means it may be loaded. With `stored` (what the catalog
  * holds now) the models' manufacturers and product types are checked too, so a file naming an
@@ -387,6 +402,8 @@ function afterLoad(fromFile: NamedEntry[] | undefined, stored: NamedEntry[]): Na
  */
 export function validateWorld(input: unknown, stored?: StoredReferences): WorldError[] {
   if (!input || typeof input !== 'object' || Array.isArray(input)) return [{ field: '', message: 'A world must be a JSON object' }];
+  const unstorable = unstorablePath(input);
+  if (unstorable !== null) return [{ field: unstorable, message: 'holds text no database can store (a NUL character or half a surrogate pair) or nests too deep' }];
   const shape = checkShape(input);
   if (shape !== true) {
     return (shape as Array<{ type?: string; field?: string; message?: string; actual?: unknown }>).flatMap((item) => {
@@ -421,6 +438,9 @@ export function validateWorld(input: unknown, stored?: StoredReferences): WorldE
   duplicateIds(errors, world.tags, 'tags');
 
   world.accessories?.forEach((accessory, i) => references(errors, `accessories[${i}].productTypes`, accessory.productTypes, productTypes, 'product type'));
+  world.shippingMethods?.forEach((method, i) => {
+    if (method.calendar && !isTimeZone(method.calendar.timeZone)) errors.push({ field: `shippingMethods[${i}].calendar.timeZone`, message: `unknown time zone "${method.calendar.timeZone}"` });
+  });
   world.competences?.forEach((competence, i) => {
     const at = `competences[${i}]`;
     references(errors, `${at}.partnerId`, competence.partnerId, partners, 'partner');
@@ -461,6 +481,10 @@ export function validateWorld(input: unknown, stored?: StoredReferences): WorldE
       if (typeof target.url !== 'string' || !/^https?:\/\//.test(target.url)) errors.push({ field: `${at}.target.url`, message: 'an http target needs an http(s) url' });
       if (target.method !== undefined && !['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].includes(String(target.method))) {
         errors.push({ field: `${at}.target.method`, message: 'method must be GET, POST, PUT, PATCH or DELETE' });
+      }
+      const headers = target.headers;
+      if (headers !== undefined && (typeof headers !== 'object' || headers === null || Object.values(headers).some((value) => typeof value !== 'string' || !HEADER_VALUE.test(value)))) {
+        errors.push({ field: `${at}.target.headers`, message: 'header values must be text of printable ASCII characters' });
       }
     } else if (target.kind === 'amqp') {
       if (typeof target.url !== 'string' || !/^amqps?:\/\//.test(target.url)) errors.push({ field: `${at}.target.url`, message: 'an amqp target needs an amqp(s) url' });

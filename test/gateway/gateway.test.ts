@@ -175,6 +175,30 @@ describe('parameters', () => {
     expect(listed.body.error.details).toEqual({ '[1]': ['Wrong format'] });
   });
 
+  it('refuses, naming the field, text no database can store and input nested too deep', async () => {
+    const refused = async (path: string, body: unknown) => {
+      const res = await hub.request('POST', path, { token: DEMO_TOKENS.elkjop, body });
+      expect(res.status).toBe(400);
+      return res.body.error.details;
+    };
+    expect(await refused('/api/v3/params-probe/typed', { id: 1, name: 'a\u0000b' })).toEqual({ name: ['Wrong format'] });
+    expect(await refused('/api/v3/params-probe/typed', { id: 1, name: 'half \ud800 a pair' })).toEqual({ name: ['Wrong format'] });
+    expect(await refused('/api/v3/params-probe/typed?name=a%00b', { id: 1 })).toEqual({ name: ['Wrong format'] });
+    expect(await refused('/api/v3/params-probe/list', [1, { 'key\u0000': 1 }])).toEqual({ '[1].key\u0000': ['Wrong format'] });
+    const deep = `{"id":1,"name":${'['.repeat(1000)}1${']'.repeat(1000)}}`;
+    const nested = await hub.request('POST', '/api/v3/params-probe/typed', { token: DEMO_TOKENS.elkjop, rawBody: deep });
+    expect(nested.status).toBe(400);
+    expect(Object.keys(nested.body.error.details)).toEqual([`name${'[0]'.repeat(64)}`]);
+    // A pair whole is text like any other.
+    expect((await hub.request('POST', '/api/v3/params-probe/typed', { token: DEMO_TOKENS.elkjop, body: { id: 1, name: 'emoji 😀' } })).status).toBe(200);
+  });
+
+  it('answers a body it cannot decode with 400', async () => {
+    const res = await hub.request('POST', '/api/v3/params-probe/typed', { token: DEMO_TOKENS.elkjop, rawBody: 'not gzip', headers: { 'Content-Encoding': 'gzip' } });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: { message: 'Fields validation failed', details: { body: ['Not decodable as its Content-Encoding says'] } } });
+  });
+
   it('marks a deprecated form on its errors too', async () => {
     const ok = await hub.request('POST', '/api/v1/params-probe/old?id=1', { token: DEMO_TOKENS.elkjop, body: {} });
     expect(ok.headers.get('deprecation')).toBe('true');
@@ -272,6 +296,23 @@ describe('world loading', () => {
     expect(res.status).toBe(400);
     expect(res.body.error.details).toEqual({ 'accounts[0].partnerId': ['partner 51 is not in the world'] });
     expect((await hub.request('GET', '/api/v3/partner?id=50', { token: DEMO_TOKENS.elkjop })).status).toBe(404);
+  });
+
+  it('refuses, naming the field, worlds that would fail only when written, and writes nothing', async () => {
+    const refused = async (world: unknown) => {
+      const res = await hub.request('POST', '/api/admin/world', { token: DEMO_TOKENS.admin, body: { world } });
+      expect(res.status).toBe(400);
+      return res.body.error.details;
+    };
+    expect(await refused({ partners: [{ id: 2147483648, name: 'Too far' }] })).toEqual({ 'partners[0].id': expect.any(Array) });
+    expect(await refused({ constructor: 1 })).toEqual({ constructor: ['is not a known key'] });
+    const calendar = { timeZone: 'Mars/Olympus', weekdays: [1], cutoffHour: 12, leadDays: 1, horizonDays: 5 };
+    const method = { id: 90, name: 'Rocket', properties: { requirePickupDate: true, goodsTypeList: null }, calendar };
+    expect(await refused({ shippingMethods: [method] })).toEqual({ 'shippingMethods[0].calendar.timeZone': ['unknown time zone "Mars/Olympus"'] });
+    // Elkjøp's demo token, given to another account.
+    const taken = { partners: [{ id: 60, name: 'Token thief' }], accounts: [{ id: 60, name: 'Thief', role: 'partner', partnerId: 60, token: DEMO_TOKENS.elkjop }] };
+    expect(await refused(taken)).toEqual({ accounts: ['a token of the file belongs to an account the file does not name'] });
+    expect((await hub.request('GET', '/api/v3/partner?id=60', { token: DEMO_TOKENS.elkjop })).status).toBe(404);
   });
 
   it('refuses a world with a part no running service loads, unless told to skip such parts', async () => {

@@ -1,4 +1,4 @@
-/** The per-token rate limit on the embedded (in-process) store. */
+/** The per-token rate limit on the embedded (in-process) store, and the limit on invalid tokens per address. */
 import { DEMO_TOKENS, startTestHub, type TestHub } from '../support/hub';
 
 let hub: TestHub;
@@ -20,5 +20,16 @@ it('answers 429 with Retry-After once a token used its budget, and counts tokens
   const retryAfter = Number(limited.headers.get('retry-after'));
   expect(retryAfter).toBeGreaterThanOrEqual(1);
   expect(retryAfter).toBeLessThanOrEqual(60);
+  expect((await hub.request('GET', '/api/v3/providers', { token: DEMO_TOKENS.power })).status).toBe(200);
+});
+
+it('gives an address the per-token budget of invalid tokens, however many it makes up, and keeps known valid ones working', async () => {
+  const statuses: number[] = [];
+  for (let i = 0; i < 5; i++) statuses.push((await hub.request('GET', '/api/v3/providers', { token: `made-up-token-${i}` })).status);
+  expect(statuses).toEqual([401, 401, 401, 429, 429]);
+  const refused = await hub.request('GET', '/api/v3/providers', { token: 'x'.repeat(600) });
+  expect(refused.status).toBe(429);
+  expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+  // Power's token was used above, so the gateway knows it without a lookup.
   expect((await hub.request('GET', '/api/v3/providers', { token: DEMO_TOKENS.power })).status).toBe(200);
 });

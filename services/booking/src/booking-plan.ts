@@ -112,7 +112,7 @@ export async function planBooking(ctx: Context, caller: Caller, raw: unknown): P
     if (manufacturer) {
       productType = await pick('productType', sentReference.productType, 'catalog.productTypes', defined({ ...base, serviceType: serviceType?.id, manufacturer: manufacturer.id }));
     }
-    if (productType && body.productData.accessory && valid('productData.accessory')) {
+    if (productType && body.productData?.accessory && valid('productData.accessory')) {
       const accessories = await offered(ctx, 'catalog.accessories', { productType: productType.id });
       for (const id of Object.keys(body.productData.accessory)) {
         if (!findOption(accessories, Number(id))) notAnOption(`productData.accessory.${id}`);

@@ -8,7 +8,7 @@
  * `productData.<key>` / `orderData.<key>` (compared as text), `commonSearch` (case-insensitive
  * substring of the guid, orderData, productData and contacts) and `tags` (names, all must match).
  */
-import { FIELD_MESSAGES, type FieldDetails, FieldsValidationError } from '@hub/shared';
+import { FIELD_MESSAGES, type FieldDetails, FieldsValidationError, INTEGER_COLUMN_MAX, parseInstant } from '@hub/shared';
 
 export interface SqlFragment {
   sql: string;
@@ -35,7 +35,6 @@ export const FILTER_LIMITS = { anyOf: 100, textLength: 255, tags: 20 };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const JSON_KEY = /^[A-Za-z0-9_]{1,64}$/;
-const INSTANT = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
 /**
  * How `currentStatus` reads for the caller (see the shared status view): the provider keys a key it names
@@ -55,18 +54,14 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 function bindingOf(kind: Kind, value: unknown): string | number | undefined {
   switch (kind) {
     case 'id':
-      return typeof value === 'number' && Number.isInteger(value) ? value : undefined;
+      return typeof value === 'number' && Number.isInteger(value) && Math.abs(value) <= INTEGER_COLUMN_MAX ? value : undefined;
     case 'uuid':
       return typeof value === 'string' && UUID.test(value) ? value.toLowerCase() : undefined;
     case 'text':
       if (typeof value === 'number' || typeof value === 'boolean') return String(value);
       return typeof value === 'string' && value.length <= FILTER_LIMITS.textLength ? value : undefined;
-    case 'timestamp': {
-      if (typeof value !== 'string' || !INSTANT.test(value)) return undefined;
-      const zoned = /[T ]\d{2}:\d{2}/.test(value) && !/(Z|[+-]\d{2}:?\d{2})$/.test(value) ? `${value}Z` : value;
-      const parsed = new Date(zoned.replace(' ', 'T'));
-      return Number.isNaN(parsed.getTime()) ? undefined : parsed.toISOString();
-    }
+    case 'timestamp':
+      return typeof value === 'string' ? parseInstant(value)?.toISOString() : undefined;
   }
 }
 

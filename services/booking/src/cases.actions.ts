@@ -35,8 +35,18 @@ const guidsParams = { guids: { type: 'array', items: 'string', max: 1000 } };
 const knownShape = (guids: string[]) => [...new Set(guids.filter((guid) => UUID.test(guid)).map((guid) => guid.toLowerCase()))];
 const MAX_IDEMPOTENCY_KEY = 255;
 
+/** The body as JSON with every object's keys in order: the same request, however a client orders its keys. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
 function requestHash(raw: unknown): string {
-  return createHash('sha256').update(JSON.stringify(raw ?? null)).digest('hex');
+  return createHash('sha256').update(canonicalJson(raw)).digest('hex');
 }
 
 function trackingIdOf(raw: unknown): string | null {

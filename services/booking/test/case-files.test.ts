@@ -10,6 +10,7 @@ import { configOf, type DbService, DOMAIN_EVENTS } from '@hub/shared';
 import { DEMO_TOKENS, startTestHub, type TestHub } from '../../../test/support/hub';
 import { BOOKING_SERVICES, bookCase } from '../../../test/support/cases';
 import { outboxReader } from '../../../test/support/outbox';
+import { decodeBase64 } from '../src/case-files';
 
 let hub: TestHub;
 let knex: Knex;
@@ -131,5 +132,14 @@ describe('POST /api/v3/case/files', () => {
     expect((await upload(DEMO_TOKENS.admin, body)).status).toBe(403);
     expect(storedFiles()).toHaveLength(before);
     expect(await outbox.newEvents()).toEqual([]);
+  });
+});
+
+describe('base64 file data', () => {
+  it('decodes data of the largest file size and more, and refuses what is not base64', () => {
+    const bytes = Buffer.alloc(12 * 1024 * 1024, 7);
+    expect(decodeBase64(bytes.toString('base64'))?.equals(bytes)).toBe(true);
+    expect(decodeBase64(`data:application/pdf;base64,${PDF.toString('base64')}`)?.equals(PDF)).toBe(true);
+    for (const text of ['', 'abc', 'ab=c', 'A===', 'not base64!']) expect(decodeBase64(text)).toBeNull();
   });
 });

@@ -144,12 +144,16 @@ describe('POST /api/v3/search-cases', () => {
     expect(response.body.pagination).toEqual({ offset: 1, count: 3 });
   });
 
-  it('refuses unknown fields and operators, bad values and a limit over 100', async () => {
+  it('refuses unknown fields and operators, bad values, dates and ids that cannot exist, and a limit over 100', async () => {
     const cases: Array<[unknown, Record<string, string[]>]> = [
       [{ filters: { password: '1234' } }, { 'filters.password': ['Field is not accepted'] }],
       [{ filters: { id: { $ne: 1 } } }, { 'filters.id.$ne': ['Field is not accepted'] }],
       [{ filters: { id: 'one' } }, { 'filters.id': ['Wrong format'] }],
       [{ filters: { createdAt: { $gt: 'yesterday' } } }, { 'filters.createdAt.$gt': ['Wrong format'] }],
+      [{ filters: { createdAt: '0000-01-01' } }, { 'filters.createdAt': ['Wrong format'] }],
+      [{ filters: { createdAt: { $lt: '2026-02-30' } } }, { 'filters.createdAt.$lt': ['Wrong format'] }],
+      [{ filters: { id: { $gt: 1e308 } } }, { 'filters.id.$gt': ['Wrong format'] }],
+      [{ filters: { id: [1e20] } }, { 'filters.id': ['Wrong format'] }],
       [{ filters: { "productData.x' or 1=1 --": 'a' } }, { "filters.productData.x' or 1=1 --": ['Field is not accepted'] }],
       [{ filters: { commonSearch: '' } }, { 'filters.commonSearch': ['Wrong format'] }],
       [{ filters: 'everything' }, { filters: ['Wrong format'] }],

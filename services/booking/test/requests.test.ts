@@ -131,6 +131,17 @@ describe('Idempotency-Key', () => {
     expect(await db('booking.cases').whereRaw(`order_data->>'refNo' = 'IDEM-2'`)).toHaveLength(1);
   });
 
+  it('takes the same body with its keys in another order as the same request', async () => {
+    const body = caseBody(elkjop, { orderData: { refNo: 'IDEM-ORDER' } });
+    const first = await create('key-order', body);
+    expect(first.status).toBe(200);
+    const reordered = Object.fromEntries(Object.entries(body).reverse());
+    reordered.customer = Object.fromEntries(Object.entries(body.customer).reverse());
+    const retried = await create('key-order', reordered);
+    expect(retried.status).toBe(200);
+    expect(retried.body.guid).toBe(first.body.guid);
+  });
+
   it('refuses the same key with a different body', async () => {
     expect((await create('key-3', caseBody(elkjop))).status).toBe(200);
     const reused = await create('key-3', caseBody(elkjop, { orderData: { refNo: 'OTHER' } }));

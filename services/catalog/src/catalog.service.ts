@@ -78,6 +78,10 @@ function providersAction(rest: string, deprecated = false) {
   };
 }
 
+/** knex's name for the unique index of account token digests (migration create_directory). */
+const ACCOUNT_TOKEN_UNIQUE = 'accounts_token_sha256_unique';
+const TOKEN_TAKEN = 'a token of the file belongs to an account the file does not name';
+
 const CatalogService: ServiceSchema<ServiceSettingSchema, CatalogThis> = {
   name: 'catalog',
   mixins: [DbMixin('catalog', path.join(__dirname, 'migrations')), WorldCacheMixin],
@@ -213,7 +217,8 @@ const CatalogService: ServiceSchema<ServiceSettingSchema, CatalogThis> = {
         const models = Array.isArray(ctx.params.world.models) && ctx.params.world.models.length > 0;
         const errors = validateWorld(ctx.params.world, models ? await this.modelReferenceRecords(true, true) : undefined);
         if (errors.length) {
-          const details: Record<string, string[]> = {};
+          // Field names come from the file: `constructor` must be a key like any other.
+          const details: Record<string, string[]> = Object.create(null);
           for (const error of errors) (details[error.field || 'world'] ??= []).push(error.message);
           throw new FieldsValidationError(details);
         }
@@ -234,10 +239,16 @@ const CatalogService: ServiceSchema<ServiceSettingSchema, CatalogThis> = {
       visibility: 'public',
       params: { world: { type: 'object' } },
       async handler(this: CatalogThis, ctx: Context<{ world: World }>) {
-        await inTransaction(this.db.knex, async (trx) => {
-          await applyDirectory(trx, ctx.params.world);
-          await applyReference(trx, ctx.params.world);
-        });
+        try {
+          await inTransaction(this.db.knex, async (trx) => {
+            await applyDirectory(trx, ctx.params.world);
+            await applyReference(trx, ctx.params.world);
+          });
+        } catch (err) {
+          // The one uniqueness the whole-file check cannot see: a token of an account stored apart from the file.
+          if ((err as { constraint?: string }).constraint === ACCOUNT_TOKEN_UNIQUE) throw new FieldsValidationError({ accounts: [TOKEN_TAKEN] });
+          throw err;
+        }
         return true;
       },
     },

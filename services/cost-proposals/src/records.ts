@@ -155,7 +155,8 @@ export function columnsOf(item: CostProposalIn, existing?: ProposalRow): Proposa
   if (item.priceNet !== undefined) columns.price_net = item.priceNet;
   if (item.currency !== undefined) columns.currency = item.currency;
   if (item.timeStamp !== undefined) columns.time_stamp = item.timeStamp;
-  if (item.isActive !== undefined) columns.is_active = item.isActive;
+  // Cleared with null, a proposal is active again, as one that never said.
+  if (item.isActive !== undefined) columns.is_active = item.isActive ?? true;
   if (item.comment !== undefined) columns.comment = item.comment;
   if (item.dateValidUntil !== undefined) columns.date_valid_until = item.dateValidUntil;
   if (item.details !== undefined) columns.details = item.details === null ? null : numberDetails(item.details);

@@ -22,15 +22,18 @@ import {
   isAccessLevel,
   NotFoundError,
   PROMETHEUS_CONTENT_TYPE,
+  RateLimitedError,
   prometheusReporterOf,
   readiness,
   renderError,
   type ScrapedPrometheusReporter,
   TEXT_PARAMS_META,
   UnauthorizedError,
+  unstorablePath,
 } from '@hub/shared';
 import { buildOpenApi, type ServiceInfo } from './openapi';
 import { clusterOverview, refreshHubMetrics, registerHubMetrics } from './operations';
+import { AttemptWindow } from './attempt-window';
 import { RedisRateLimitStore } from './rate-limit-store';
 import { TOKEN_QUERY_PARAM, tokenOf } from './request-token';
 
@@ -51,6 +54,8 @@ const STATIC_FILES: Record<string, { file: string; type: string }> = {
 /** How long a resolved token is trusted before the directory is asked again. */
 const TOKEN_CACHE_MS = 30_000;
 const TOKEN_CACHE_MAX = 10_000;
+/** Longer than any token the hub issues (catalog.resolveToken takes up to this). */
+const MAX_TOKEN_LENGTH = 512;
 
 type HubRequest = IncomingMessage & {
   query?: Record<string, unknown>;
@@ -66,6 +71,9 @@ type HubRequest = IncomingMessage & {
 
 type GatewayThis = Service & {
   tokenCache: Map<string, { caller: Caller | null; expiresAt: number }>;
+  invalidTokens: AttemptWindow;
+  /** moleculer-web's debounced rebuild of the routes from the services' actions. */
+  regenerateAllAutoAliases: { (): void; flush(): void };
   prometheus?: ScrapedPrometheusReporter;
   resolveCaller(token: string, ctx?: Context): Promise<Caller | null>;
   sendError(req: HubRequest, res: ServerResponse, err: unknown): void;
@@ -107,6 +115,12 @@ function wrapArrayBody(req: HubRequest, _res: ServerResponse, next: (err?: unkno
     req.arrayBody = true;
   }
   next();
+}
+
+/** Refuses, naming the field, a query or body value no service could store, before any call. */
+function refuseUnstorableInput(req: HubRequest, _res: ServerResponse, next: (err?: unknown) => void) {
+  const found = unstorablePath(req.query ?? {}) ?? unstorablePath(req.body ?? {});
+  next(found === null ? undefined : new FieldsValidationError({ [found || 'body']: [FIELD_MESSAGES.wrongFormat] }));
 }
 
 /**
@@ -166,6 +180,8 @@ function sendRendered(this: GatewayThis, req: HubRequest, res: ServerResponse, e
   const error = err as { type?: string; status?: number; code?: unknown; message?: string };
   // body-parser errors carry `status` and a `type` of their own instead of a Moleculer code.
   if (error?.type === 'entity.parse.failed') Object.assign(error, { code: 400, type: ERROR_TYPES.FIELDS_VALIDATION, data: { details: { body: [MALFORMED_JSON] } } });
+  // zlib's failure on a body that is not what its Content-Encoding says, passed on with zlib's code.
+  else if (typeof error?.code === 'string' && error.code.startsWith('Z_')) Object.assign(error, { code: 400, type: ERROR_TYPES.FIELDS_VALIDATION, data: { details: { body: [UNDECODABLE_BODY] } } });
   else if (error?.type === 'entity.too.large') Object.assign(error, { code: 413, data: undefined });
   else if (typeof error?.code !== 'number' && typeof error?.status === 'number') Object.assign(error, { code: error.status });
 
@@ -213,6 +229,7 @@ function takesLargeBody(this: GatewayThis, req: HubRequest): boolean {
 
 /** Malformed JSON gets the validation envelope, its one detail on the body as a whole. */
 const MALFORMED_JSON = 'Malformed JSON';
+const UNDECODABLE_BODY = 'Not decodable as its Content-Encoding says';
 
 /** An upload body arrives as text (read with the larger limit) and is parsed here as strictly as the JSON parser does. */
 function parseLargeJson(req: HubRequest, _res: ServerResponse, next: (err?: unknown) => void) {
@@ -289,7 +306,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
         authorization: true,
         mergeParams: true,
         bodyParsers: { json: { strict: true, limit: '1mb' }, urlencoded: false },
-        use: [parseLargeJson, wrapArrayBody],
+        use: [parseLargeJson, wrapArrayBody, refuseUnstorableInput],
         callOptions: {},
         onBeforeCall(ctx: Context<unknown, CallerMeta>, _route: unknown, req: HubRequest) {
           req.$params = actionParams(req, ctx.meta as Record<string, unknown>);
@@ -347,12 +364,29 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
     },
   },
 
+  events: {
+    /**
+     * Every service of this process has started: build the routes now rather than after
+     * moleculer-web's debounce, so a process that says it has started serves every route.
+     */
+    '$broker.started'(this: GatewayThis) {
+      this.regenerateAllAutoAliases.flush();
+    },
+  },
+
   methods: {
     async authenticate(this: GatewayThis, ctx: Context<unknown, CallerMeta>, _route: unknown, req: HubRequest) {
       const token = tokenOf(req);
       if (!token) throw new UnauthorizedError('Access token is missing');
+      const address = req.socket.remoteAddress ?? '';
+      // A token the gateway already knows to be valid passes; any other needs a lookup.
+      const retryAfterSeconds = this.tokenCache.get(token)?.caller ? 0 : this.invalidTokens.retryAfterSeconds(address);
+      if (retryAfterSeconds) throw new RateLimitedError(retryAfterSeconds);
       const caller = await this.resolveCaller(token, ctx);
-      if (!caller) throw new UnauthorizedError('Access token is invalid');
+      if (!caller) {
+        this.invalidTokens.count(address);
+        throw new UnauthorizedError('Access token is invalid');
+      }
       ctx.meta.caller = caller;
       return caller;
     },
@@ -372,6 +406,8 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
 
     /** Asked within the request's context (`ctx`) when there is one, so the lookup is part of its trace. */
     async resolveCaller(this: GatewayThis, token: string, ctx?: Context): Promise<Caller | null> {
+      // No token is that long; not worth a lookup.
+      if (token.length > MAX_TOKEN_LENGTH) return null;
       const now = Date.now();
       const cached = this.tokenCache.get(token);
       if (cached && cached.expiresAt > now) return cached.caller;
@@ -419,6 +455,9 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
 
   created(this: GatewayThis) {
     this.tokenCache = new Map();
+    // Each made-up token costs a lookup, and the per-token rate limit gives each one a budget of
+    // its own: an address gets the per-token budget of invalid tokens per minute, then 429.
+    this.invalidTokens = new AttemptWindow(configOf(this.broker).rateLimitPerMinute, 60_000);
     if (this.broker.isMetricsEnabled()) registerHubMetrics(this.broker);
     this.prometheus = prometheusReporterOf(this.broker);
   },

@@ -27,6 +27,7 @@ import { columnsOf, INVOICE_STATUSES, INVOICES, type InvoiceIn, invoiceOut, type
 const SCHEMA = 'invoicing';
 
 const OTHER_CASE = 'This externalId belongs to an invoice of another case';
+const ALWAYS_VALUED = ['type', 'isActive', 'isSent', 'isPaid'] as const;
 
 /** Most invoices one save call may carry: they are written in one transaction. */
 const SAVE_MAX_INVOICES = 100;
@@ -104,7 +105,9 @@ const InvoicingService: ServiceSchema<ServiceSettingSchema, InvoicingThis> = {
         const invoices = ctx.params.items;
         const details: FieldDetails = {};
         invoices.forEach((invoice, index) => {
-          if (invoice.dueDate && !isDueDate(invoice.dueDate)) details[`[${index}].dueDate`] = [FIELD_MESSAGES.wrongFormat];
+          if (typeof invoice.dueDate === 'string' && !isDueDate(invoice.dueDate)) details[`[${index}].dueDate`] = [FIELD_MESSAGES.wrongFormat];
+          // These always have a value: left out they keep theirs (or their default), null is no value.
+          for (const field of ALWAYS_VALUED) if (invoice[field] === null) details[`[${index}].${field}`] = [FIELD_MESSAGES.wrongFormat];
         });
         if (Object.keys(details).length) throw new FieldsValidationError(details);
         if (invoices.length === 0) return [];

@@ -123,8 +123,9 @@ function mergeValues(entry: ModelWrite, current: ModelRow | undefined): ModelVal
     mpn: entry.mpn,
     manufacturerId: entry.manufacturerId,
     productTypeId: entry.productTypeId,
-    aliases: pick('aliases', []),
-    tags: pick('tags', []),
+    // A list cleared with null is an empty list.
+    aliases: pick('aliases', []) ?? [],
+    tags: pick('tags', []) ?? [],
     countryOfOrigin: pick('countryOfOrigin', null),
     taricSE: pick('taricSE', null),
     taricNO: pick('taricNO', null),

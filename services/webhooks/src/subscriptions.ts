@@ -3,7 +3,7 @@
  * provider of their account (from catalog), and rendered for the admin API without secrets.
  */
 import type { Knex } from 'knex';
-import { WEBHOOK_EVENT_TYPES, type World, type WorldSubscription } from '@hub/shared';
+import { HEADER_VALUE, WEBHOOK_EVENT_TYPES, type World, type WorldSubscription } from '@hub/shared';
 import { DELIVERY_SETTINGS } from './settings';
 import { newSecret } from './signature';
 import type { SubscriptionRow } from './store';
@@ -33,7 +33,7 @@ export function subscriptionParams(optional: boolean) {
         kind: { type: 'enum', values: ['http', 'amqp'] },
         url: { type: 'string', min: 1, max: 2048 },
         method: { type: 'enum', values: [...HTTP_METHODS], optional: true },
-        headers: { type: 'record', key: { type: 'string', min: 1, max: 128, pattern: /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/ }, value: { type: 'string', max: 4096 }, optional: true },
+        headers: { type: 'record', key: { type: 'string', min: 1, max: 128, pattern: /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/ }, value: { type: 'string', max: 4096, pattern: HEADER_VALUE }, optional: true },
         queue: { type: 'string', min: 1, max: 255, optional: true },
       },
     },

@@ -208,10 +208,13 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
         ),
       };
       const timeoutMs = this.config.webhookAttemptTimeoutMs;
-      const outcome: AttemptOutcome =
+      const send =
         subscription.kind === 'http'
-          ? await sendHttp({ url: subscription.url, method: subscription.method ?? 'POST', headers: subscription.headers }, message, timeoutMs, this.allowed)
-          : await this.amqp.publish({ url: subscription.url, queue: subscription.queue ?? '' }, message, timeoutMs);
+          ? sendHttp({ url: subscription.url, method: subscription.method ?? 'POST', headers: subscription.headers }, message, timeoutMs, this.allowed)
+          : this.amqp.publish({ url: subscription.url, queue: subscription.queue ?? '' }, message, timeoutMs);
+      // A target the request cannot even be made to (a header Node refuses) is a failed attempt
+      // like any other: retried, then dead-lettered, never left leased for ever.
+      const outcome: AttemptOutcome = await send.catch((err: Error) => ({ ok: false, errorKind: 'connection', error: err.message }));
       const latencyMs = performance.now() - started;
       const retryInMs = outcome.ok ? undefined : nextDelayMs(this.config.webhookRetryScheduleMs, delivery.cycle_attempts + 1, outcome.retryAfterMs);
       return { delivery, startedAt, latencyMs, outcome, retryInMs };

@@ -4,7 +4,7 @@
  * redeliveries, order per case and the per-subscription concurrency limit.
  */
 import { Webhook } from 'standardwebhooks';
-import type { DomainEvent } from '@hub/shared';
+import { databaseOf, type DomainEvent } from '@hub/shared';
 import { DEMO_TOKENS, startTestHub, type TestHub, waitFor } from '../../../test/support/hub';
 import { domainEvent } from './support/events';
 import { type Answer, type Received, type Receiver, startReceiver } from './support/receiver';
@@ -173,6 +173,20 @@ describe('ingest', () => {
     });
     const forbidden = await hub.request('GET', '/api/admin/webhooks/deliveries', { token: DEMO_TOKENS.power });
     expect(forbidden.status).toBe(403);
+  });
+
+  it('refuses a header value with a line break, and dead-letters a delivery whose request cannot be made', async () => {
+    const injected = await admin('POST', '/subscriptions', { accountId: 3, eventTypes: ['costProposal.created'], target: { kind: 'http', url: `${receiver.url}/crlf`, headers: { 'X-Bad': 'a\r\nInjected: 1' } } });
+    expect(injected.status).toBe(400);
+    expect(injected.body.error.details).toEqual({ 'target.headers.X-Bad': ['Wrong format'] });
+    // One stored before such values were refused: each attempt fails, and the schedule ends in the dead letter.
+    const { id } = await subscribe('/unsendable');
+    const { knex } = await databaseOf(hub.broker);
+    await knex('webhooks.subscriptions').where({ id }).update({ headers: JSON.stringify({ 'X-Bad': 'a\nb' }) });
+    await ingest([costProposal()]);
+    const [dead] = await settled(id, 'dead');
+    expect((await attempts(dead.id)).map((attempt) => attempt.errorKind)).toEqual(['connection', 'connection', 'connection', 'connection']);
+    expect(at('/unsendable')).toEqual([]);
   });
 });
 
