@@ -87,7 +87,8 @@ const contact = (required: boolean) => ({
   optional: !required,
   nullable: !required,
   props: {
-    type: optional({ type: 'enum', values: [0, 1] }),
+    // Which of rules 4 and 5 the contact answers to: a private person (0) or a company (1).
+    type: { type: 'enum', values: [0, 1] },
     ...Object.fromEntries(
       ['name', 'firstName', 'lastName', 'organizationName', 'organizationNumber', 'addName', 'address', 'postalCode', 'city', 'phone', 'mobile', 'floor', 'entrance', 'doorCode'].map(
         (field) => [field, text(255)],

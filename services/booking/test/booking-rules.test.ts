@@ -179,6 +179,7 @@ describe('body shape', () => {
       bookingType: [required],
       'productData.imei': [wrongFormat],
       'customer.email': [wrongFormat],
+      'customer.type': [required],
     });
   });
 });
