@@ -385,6 +385,11 @@ function afterLoad(fromFile: NamedEntry[] | undefined, stored: NamedEntry[]): Na
   return [...(fromFile ?? []), ...stored.filter((entry) => !replaced.has(entry.id))];
 }
 
+/** The manufacturers and product types the catalog will hold once the world is loaded. */
+export function referencesAfterLoad(world: World, stored: StoredReferences): StoredReferences {
+  return { manufacturers: afterLoad(world.manufacturers, stored.manufacturers), productTypes: afterLoad(world.productTypes, stored.productTypes) };
+}
+
 /** An IANA time zone this runtime knows, as pickup calendars need. */
 function isTimeZone(name: string): boolean {
   try {
@@ -496,7 +501,8 @@ export function validateWorld(input: unknown, stored?: StoredReferences): WorldE
   world.webhooks?.statusMappings?.forEach((mapping, i) => references(errors, `webhooks.statusMappings[${i}].partnerId`, mapping.partnerId, partners, 'partner'));
   world.webhooks?.blacklists?.forEach((entry, i) => references(errors, `webhooks.blacklists[${i}].partnerId`, entry.partnerId, partners, 'partner'));
   if (stored && world.models?.length) {
-    const known = { manufacturer: afterLoad(world.manufacturers, stored.manufacturers), productType: afterLoad(world.productTypes, stored.productTypes) };
+    const after = referencesAfterLoad(world, stored);
+    const known = { manufacturer: after.manufacturers, productType: after.productTypes };
     world.models.forEach((model, i) => {
       for (const field of ['manufacturer', 'productType'] as const) {
         if (!findNamed(known[field], model[field])) {

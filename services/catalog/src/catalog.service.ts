@@ -14,6 +14,7 @@ import {
   ServiceMissingError,
   NotFoundError,
   inTransaction,
+  referencesAfterLoad,
   validateWorld,
   worldKeysPresent,
   WORLD_PART_OWNERS,
@@ -215,7 +216,8 @@ const CatalogService: ServiceSchema<ServiceSettingSchema, CatalogThis> = {
       async handler(this: CatalogThis, ctx: Context<{ world: World; skipUnowned: boolean }>) {
         // Models may name manufacturers and product types loaded earlier, so the check needs what is stored.
         const models = Array.isArray(ctx.params.world.models) && ctx.params.world.models.length > 0;
-        const errors = validateWorld(ctx.params.world, models ? await this.modelReferenceRecords(true, true) : undefined);
+        const stored = models ? await this.modelReferenceRecords(true, true) : undefined;
+        const errors = validateWorld(ctx.params.world, stored);
         if (errors.length) {
           // Field names come from the file: `constructor` must be a key like any other.
           const details: Record<string, string[]> = Object.create(null);
@@ -227,6 +229,8 @@ const CatalogService: ServiceSchema<ServiceSettingSchema, CatalogThis> = {
         if (unowned.length && !ctx.params.skipUnowned) {
           throw new ServiceMissingError(`No running service loads ${unowned.join(', ')}; nothing was loaded`, { keys: unowned });
         }
+        // The models can clash with stored ones, which only their owner sees: asked before anything is written.
+        if (stored && owners.includes('models')) await ctx.call('models.checkWorld', { world: ctx.params.world, references: referencesAfterLoad(ctx.params.world, stored) });
         for (const owner of owners) await ctx.call(`${owner}.applyWorld`, { world: ctx.params.world });
         await ctx.broadcast('world.changed', { owners });
         const data: Record<string, unknown> = { result: true, appliedBy: owners };

@@ -48,3 +48,19 @@ it("loads models naming the file's own manufacturer and a product type the catal
   expect(await storedManufacturer(71)).toMatchObject({ name: 'Fernseh' });
   expect(await models('Fernseh One')).toEqual([expect.objectContaining({ name: 'Fernseh One', manufacturer: expect.objectContaining({ id: 71 }) })]);
 });
+
+it('refuses a file whose model clashes with a stored model, before the catalog writes its part', async () => {
+  // Galaxy S24 (mpn SM-S921B) is a stored demo model of Samsung (manufacturer 2).
+  const res = await load({
+    manufacturers: [{ id: 72, name: 'Renamed on a refused load' }],
+    models: [
+      { manufacturer: 2, productType: 1, name: 'Galaxy Copy', mpn: 'SM-S921B' },
+      { manufacturer: 72, productType: 1, name: 'Twin', mpn: 'TW-1' },
+      { manufacturer: 72, productType: 1, name: 'twin', mpn: 'TW-2', aliases: null },
+    ],
+  });
+  expect(res.status).toBe(400);
+  expect(Object.keys(res.body.error.details).sort()).toEqual(['models[0].mpn', 'models[2].name']);
+  expect(await storedManufacturer(72)).toBeUndefined();
+  expect(await models('Galaxy Copy')).toEqual([]);
+});

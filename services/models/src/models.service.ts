@@ -12,9 +12,11 @@ import {
   FIELD_MESSAGES,
   type FieldDetails,
   FieldsValidationError,
+  findNamed,
   MODEL_ENTRY_RULES,
   PG_ERRORS,
   inTransaction,
+  type StoredReferences,
   type World,
 } from '@hub/shared';
 import { References } from './references';
@@ -168,6 +170,30 @@ const ModelsService: ServiceSchema<ServiceSettingSchema, ModelsThis> = {
       params: { name: { type: 'string', max: 255 } },
       handler(this: ModelsThis, ctx: Context<{ name: string }>) {
         return resolveName(this.db.knex, ctx.params.name);
+      },
+    },
+
+    /**
+     * Internal: whether the world's `models` would load, asked before any part of a world is
+     * written: names and mpns unique per manufacturer among the entries and the stored models,
+     * with the manufacturers and product types the catalog will hold after the load (the
+     * whole-file check has found every one).
+     */
+    checkWorld: {
+      visibility: 'public',
+      params: { world: { type: 'object' }, references: { type: 'object' } },
+      async handler(this: ModelsThis, ctx: Context<{ world: World; references: StoredReferences }>) {
+        const { manufacturers, productTypes } = ctx.params.references;
+        const writes: ModelWrite[] = ((ctx.params.world.models ?? []) as ModelIn[]).map(({ manufacturer, productType, ...fields }) => ({
+          ...fields,
+          manufacturerId: findNamed(manufacturers, manufacturer)?.id ?? 0,
+          productTypeId: findNamed(productTypes, productType)?.id ?? 0,
+        }));
+        const { details } = planBatch(writes, await rowsTouchedBy(this.db.knex, writes));
+        if (Object.keys(details).length) {
+          throw new FieldsValidationError(Object.fromEntries(Object.entries(details).map(([field, messages]) => [field.replace(/^items/, 'models'), messages])));
+        }
+        return true;
       },
     },
 

@@ -115,7 +115,7 @@ export async function searchModels(knex: Knex, filter: SearchFilter): Promise<Mo
 }
 
 /** Every stored model a batch names by id, or by (name, manufacturer) or (mpn, manufacturer). */
-export async function rowsTouchedBy(trx: Knex.Transaction, entries: ModelWrite[]): Promise<ModelRow[]> {
+export async function rowsTouchedBy(trx: Knex, entries: ModelWrite[]): Promise<ModelRow[]> {
   const ids = entries.flatMap((entry) => (entry.id !== undefined ? [entry.id] : []));
   const manufacturers = entries.map((entry) => entry.manufacturerId);
   const names = entries.map((entry) => entry.name.toLowerCase());
