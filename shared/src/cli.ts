@@ -123,7 +123,7 @@ export async function main(argv: string[]): Promise<void> {
     const errors = validateWorld(world);
     if (errors.length) {
       for (const error of errors) console.error(`${error.field || 'world'}: ${error.message}`);
-      throw new Error(`${rest[0]} is not a valid world (${errors.length} errors); nothing was loaded`);
+      throw new Error(`${rest[0]} is not a valid world (${errors.length === 1 ? 'one error' : `${errors.length} errors`}); nothing was loaded`);
     }
     if (sub === 'check') return console.log(`${rest[0]} is a valid world`);
     const broker = await clusterBroker(config);

@@ -5,6 +5,7 @@
  */
 import FastestValidator from 'fastest-validator';
 import { WEBHOOK_EVENT_TYPES } from './events';
+import { isCalendarDay } from './dates';
 import { unstorablePath } from './stored-text';
 import { INTEGER_COLUMN_MAX } from './validator';
 
@@ -164,6 +165,8 @@ export interface WorldModel {
 
 /** A constant HTTP header value a webhook may carry: printable ASCII and tabs, never a line break. */
 export const HEADER_VALUE = /^[\t\x20-\x7E]*$/;
+/** An HTTP header name (RFC 9110 token). */
+export const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$/;
 
 const id = { type: 'number', integer: true, positive: true, max: INTEGER_COLUMN_MAX };
 const ids = { type: 'array', items: id, optional: true };
@@ -211,7 +214,8 @@ export const MODEL_ENTRY_RULES = {
   value: { type: 'string', pattern: /^\d{1,10}(\.\d{1,2})?$/, optional: true, nullable: true },
   weight: { type: 'string', pattern: /^\d{1,10}(\.\d{1,2})?$/, optional: true, nullable: true },
 };
-const timeWindow = { type: 'string', pattern: /^\d{2}:\d{2}-\d{2}:\d{2}$/, optional: true };
+/** `HH:MM-HH:MM` of times that exist, the first before the second. */
+const timeWindow = { type: 'string', pattern: /^([01]\d|2[0-3]):[0-5]\d-([01]\d|2[0-3]):[0-5]\d$/, optional: true };
 const weekdays = { type: 'array', items: { type: 'number', integer: true, min: 1, max: 7 }, optional: true };
 
 const worldSchema = {
@@ -312,7 +316,7 @@ const worldSchema = {
         accountId: id,
         eventTypes: { type: 'array', min: 1, items: text(64) },
         target: { type: 'object' },
-        secret: { type: 'string', pattern: /^whsec_[A-Za-z0-9+/=]{24,}$/, optional: true },
+        secret: { type: 'string', pattern: /^whsec_[A-Za-z0-9+/=]{24,122}$/, optional: true },
         statusTransitions: listOf({ from: { ...nullableText }, to: { ...nullableText } }),
       }),
       statusMappings: listOf({ partnerId: id, providerKey: text(64), partnerKey: text(64) }),
@@ -328,6 +332,16 @@ const checkShape = validator.compile(worldSchema);
 export interface WorldError {
   field: string;
   message: string;
+}
+
+/** An entry whose key (by `keyOf`) an earlier entry of the list has is an error on its `field`. */
+function twice<T>(errors: WorldError[], list: T[] | undefined, keyOf: (entry: T) => string, at: string, field: string): void {
+  const seen = new Set<string>();
+  list?.forEach((entry, index) => {
+    const key = keyOf(entry);
+    if (seen.has(key)) errors.push({ field: `${at}[${index}].${field}`, message: 'appears twice' });
+    seen.add(key);
+  });
 }
 
 function duplicateIds(errors: WorldError[], list: Array<{ id: number }> | undefined, field: string): Set<number> {
@@ -444,8 +458,25 @@ export function validateWorld(input: unknown, stored?: StoredReferences): WorldE
 
   world.accessories?.forEach((accessory, i) => references(errors, `accessories[${i}].productTypes`, accessory.productTypes, productTypes, 'product type'));
   world.shippingMethods?.forEach((method, i) => {
-    if (method.calendar && !isTimeZone(method.calendar.timeZone)) errors.push({ field: `shippingMethods[${i}].calendar.timeZone`, message: `unknown time zone "${method.calendar.timeZone}"` });
+    const calendar = method.calendar;
+    if (!calendar) return;
+    const at = `shippingMethods[${i}].calendar`;
+    if (!isTimeZone(calendar.timeZone)) errors.push({ field: `${at}.timeZone`, message: `unknown time zone "${calendar.timeZone}"` });
+    calendar.holidays?.forEach((day, d) => {
+      if (!isCalendarDay(day)) errors.push({ field: `${at}.holidays[${d}]`, message: `${day} is not a day that exists` });
+    });
+    const windows = [{ field: `${at}.window`, window: calendar.window }, ...(calendar.areas ?? []).map((area, a) => ({ field: `${at}.areas[${a}].window`, window: area.window }))];
+    for (const { field, window } of windows) {
+      if (window && window.slice(0, 5) >= window.slice(6)) errors.push({ field, message: 'the window must end after it starts' });
+    }
+    calendar.areas?.forEach((area, a) => {
+      if (area.postalCodeFrom > area.postalCodeTo) errors.push({ field: `${at}.areas[${a}]`, message: 'postalCodeFrom must not be after postalCodeTo' });
+    });
   });
+  world.providers?.forEach((provider, p) => twice(errors, provider.statusKeys, (entry) => entry.key, `providers[${p}].statusKeys`, 'key'));
+  twice(errors, world.tags, (tag) => tag.name.toLowerCase(), 'tags', 'name');
+  twice(errors, world.webhooks?.statusMappings, (mapping) => `${mapping.partnerId} ${mapping.providerKey}`, 'webhooks.statusMappings', 'providerKey');
+  twice(errors, world.webhooks?.blacklists, (entry) => `${entry.partnerId} ${entry.key}`, 'webhooks.blacklists', 'key');
   world.competences?.forEach((competence, i) => {
     const at = `competences[${i}]`;
     references(errors, `${at}.partnerId`, competence.partnerId, partners, 'partner');
@@ -487,13 +518,15 @@ export function validateWorld(input: unknown, stored?: StoredReferences): WorldE
       if (target.method !== undefined && !['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].includes(String(target.method))) {
         errors.push({ field: `${at}.target.method`, message: 'method must be GET, POST, PUT, PATCH or DELETE' });
       }
+      if (typeof target.url === 'string' && !URL.canParse(target.url)) errors.push({ field: `${at}.target.url`, message: 'is not a url' });
       const headers = target.headers;
-      if (headers !== undefined && (typeof headers !== 'object' || headers === null || Object.values(headers).some((value) => typeof value !== 'string' || !HEADER_VALUE.test(value)))) {
-        errors.push({ field: `${at}.target.headers`, message: 'header values must be text of printable ASCII characters' });
+      const fit = ([name, value]: [string, unknown]) => HEADER_NAME.test(name) && typeof value === 'string' && value.length <= 4096 && HEADER_VALUE.test(value);
+      if (headers !== undefined && (typeof headers !== 'object' || headers === null || Object.keys(headers).length > 50 || !Object.entries(headers).every(fit))) {
+        errors.push({ field: `${at}.target.headers`, message: 'at most 50 headers, each a token name and a value of up to 4096 printable ASCII characters' });
       }
     } else if (target.kind === 'amqp') {
       if (typeof target.url !== 'string' || !/^amqps?:\/\//.test(target.url)) errors.push({ field: `${at}.target.url`, message: 'an amqp target needs an amqp(s) url' });
-      if (typeof target.queue !== 'string' || target.queue.length === 0) errors.push({ field: `${at}.target.queue`, message: 'an amqp target needs a queue' });
+      if (typeof target.queue !== 'string' || target.queue.length === 0 || target.queue.length > 255) errors.push({ field: `${at}.target.queue`, message: 'an amqp target needs a queue of up to 255 characters' });
     } else {
       errors.push({ field: `${at}.target.kind`, message: 'kind must be http or amqp' });
     }

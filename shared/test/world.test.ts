@@ -51,6 +51,41 @@ describe('validateWorld', () => {
   });
 });
 
+describe('validateWorld: what would fail only when written', () => {
+  it('names keys a list holds twice, days and windows that do not exist, and bad webhook targets', () => {
+    const calendar = { timeZone: 'Europe/Oslo', weekdays: [1], cutoffHour: 12, leadDays: 1, horizonDays: 5, holidays: ['2026-02-30'], window: '14:00-10:00', areas: [{ postalCodeFrom: '9000', postalCodeTo: '1000', weekdays: [1] }] };
+    const world = {
+      providers: [{ id: 1, name: 'P', statusKeys: [{ key: 'done', name: 'Done' }, { key: 'done', name: 'Done again' }] }],
+      partners: [{ id: 1, name: 'Q' }],
+      accounts: [{ id: 1, name: 'a', role: 'partner', partnerId: 1, token: 'a-token-of-enough-length' }],
+      shippingMethods: [{ id: 1, name: 'S', properties: { requirePickupDate: true, goodsTypeList: null }, calendar }],
+      tags: [{ id: 1, name: 'VIP' }, { id: 2, name: 'vip' }],
+      webhooks: {
+        subscriptions: [
+          { id: 1, accountId: 1, eventTypes: ['status.new'], target: { kind: 'http', url: 'http:// bad', headers: { 'bad name': 'x' } } },
+          { id: 2, accountId: 1, eventTypes: ['status.new'], target: { kind: 'amqp', url: 'amqp://x', queue: 'q'.repeat(256) } },
+        ],
+        statusMappings: [{ partnerId: 1, providerKey: 'a', partnerKey: 'b' }, { partnerId: 1, providerKey: 'a', partnerKey: 'c' }],
+        blacklists: [{ partnerId: 1, key: 'x' }, { partnerId: 1, key: 'x' }],
+      },
+    };
+    expect(validateWorld(world).map((error) => error.field).sort()).toEqual(
+      [
+        'providers[0].statusKeys[1].key',
+        'shippingMethods[0].calendar.holidays[0]',
+        'shippingMethods[0].calendar.window',
+        'shippingMethods[0].calendar.areas[0]',
+        'tags[1].name',
+        'webhooks.subscriptions[0].target.url',
+        'webhooks.subscriptions[0].target.headers',
+        'webhooks.subscriptions[1].target.queue',
+        'webhooks.statusMappings[1].providerKey',
+        'webhooks.blacklists[1].key',
+      ].sort(),
+    );
+  });
+});
+
 describe('validateWorld with what the catalog holds', () => {
   const stored = { manufacturers: [{ id: 1, name: 'Apple', aliases: ['Apple Inc'] }], productTypes: [{ id: 3, name: 'Television', aliases: ['TV'] }] };
   const model = (manufacturer: number | string, productType: number | string) => ({ manufacturer, productType, name: 'n', mpn: 'm' });

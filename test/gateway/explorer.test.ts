@@ -27,6 +27,10 @@ describeInBrowser('API explorer', () => {
     expect((await hub.request('GET', '/api/docs/swagger-ui-bundle.js')).status).toBe(200);
     expect((await hub.request('GET', '/api/docs/swagger-ui.css')).status).toBe(200);
     expect((await hub.request('GET', '/api/docs/package.json')).status).toBe(404);
+    // With a trailing slash the page's relative links would miss: it sends the browser to the page.
+    const slash = await fetch(`${hub.url}/api/docs/?accessToken=x`, { redirect: 'manual' });
+    expect(slash.status).toBe(301);
+    expect(slash.headers.get('location')).toBe('/api/docs?accessToken=x');
   });
 
   it('calls GET /v3/provider from the page and shows the answer', async () => {

@@ -166,10 +166,10 @@ describe('parameters', () => {
   it('answers a body of the wrong kind, array or object, on the body as a whole', async () => {
     const array = await hub.request('POST', '/api/v3/params-probe/typed', { token: DEMO_TOKENS.elkjop, body: [1] });
     expect(array.status).toBe(400);
-    expect(array.body).toEqual({ error: { message: 'Fields validation failed', details: { body: ['Wrong format'] } } });
+    expect(array.body).toEqual({ error: { message: 'Fields validation failed', details: { body: ['Must be an object'] } } });
     const object = await hub.request('POST', '/api/v3/params-probe/list', { token: DEMO_TOKENS.elkjop, body: { ids: [1] } });
     expect(object.status).toBe(400);
-    expect(object.body.error.details).toEqual({ body: ['Field is required'] });
+    expect(object.body.error.details).toEqual({ body: ['Must be an array'] });
     const listed = await hub.request('POST', '/api/v3/params-probe/list', { token: DEMO_TOKENS.elkjop, body: [1, 'x'] });
     expect(listed.status).toBe(400);
     expect(listed.body.error.details).toEqual({ '[1]': ['Wrong format'] });
@@ -277,6 +277,17 @@ describe('accounts', () => {
     expect((await hub.request('GET', '/api/v3/partner?id=2', { token })).status).toBe(200);
     const listed = await hub.request('GET', '/api/admin/accounts', { token: DEMO_TOKENS.admin });
     expect(JSON.stringify(listed.body)).not.toContain(token);
+  });
+
+  it('takes a world load at once: an account that gets a new token there is no longer known by the old one', async () => {
+    const partners = [{ id: 81, name: 'Rotating partner' }];
+    const world = { partners, accounts: [{ id: 80, name: 'Rotated', role: 'partner', partnerId: 81, token: 'rotated-token-before-0001' }] };
+    expect((await hub.request('POST', '/api/admin/world', { token: DEMO_TOKENS.admin, body: { world } })).status).toBe(200);
+    expect((await hub.request('GET', '/api/v3/partner?id=81', { token: 'rotated-token-before-0001' })).status).toBe(200);
+    const rotated = { partners, accounts: [{ ...world.accounts[0], token: 'rotated-token-after-00001' }] };
+    expect((await hub.request('POST', '/api/admin/world', { token: DEMO_TOKENS.admin, body: { world: rotated } })).status).toBe(200);
+    expect((await hub.request('GET', '/api/v3/partner?id=81', { token: 'rotated-token-before-0001' })).status).toBe(401);
+    expect((await hub.request('GET', '/api/v3/partner?id=81', { token: 'rotated-token-after-00001' })).status).toBe(200);
   });
 
   it('refuses an account that does not fit its role', async () => {

@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import type { Context, ServiceSchema, ServiceSettingSchema } from 'moleculer';
-import { configOf, DbMixin, inTransaction, OutboxMixin, type World, WorldCacheMixin } from '@hub/shared';
+import { configOf, DbMixin, FieldsValidationError, inTransaction, OutboxMixin, type World, WorldCacheMixin } from '@hub/shared';
 import { caseActions } from './cases.actions';
 import { sweepExpiredKeys, sweepIntervalMs } from './idempotency';
 import { requestActions } from './requests.actions';
@@ -16,7 +16,7 @@ import { caseUpdateActions } from './case-update.actions';
 import { fileActions } from './files.actions';
 import { intakeActions } from './intake.actions';
 import { emailActions } from './email.actions';
-import { applyTags } from './tags';
+import { applyTags, tagNameClashes } from './tags';
 import type { BookingThis } from './booking.types';
 
 const BookingService: ServiceSchema<ServiceSettingSchema, BookingThis> = {
@@ -38,6 +38,17 @@ const BookingService: ServiceSchema<ServiceSettingSchema, BookingThis> = {
      * The providers' status keys and the case tags. A provider in the world gets exactly its listed keys, in
      * order; the first is the status every new case of that provider starts with.
      */
+    /** Internal: whether the world's tags would load, asked before any part of a world is written. */
+    checkWorld: {
+      visibility: 'public',
+      params: { world: { type: 'object' } },
+      async handler(this: BookingThis, ctx: Context<{ world: World }>) {
+        const details = await tagNameClashes(this.db.knex, ctx.params.world);
+        if (Object.keys(details).length) throw new FieldsValidationError(details);
+        return true;
+      },
+    },
+
     applyWorld: {
       visibility: 'public',
       params: { world: { type: 'object' } },

@@ -58,7 +58,8 @@ const WORLD_ORDER = ['catalog', 'routing', 'models'];
 
 type CatalogThis = Service &
   DbService & {
-    worldOwners(): string[];
+    /** The running services with a world action (`applyWorld`, or `checkWorld`), in load order. */
+    worldOwners(method?: string): string[];
     modelReferenceRecords(withManufacturers: boolean, withProductTypes: boolean): Promise<{ manufacturers: NamedRecord[]; productTypes: NamedRecord[] }>;
   };
 
@@ -229,8 +230,10 @@ const CatalogService: ServiceSchema<ServiceSettingSchema, CatalogThis> = {
         if (unowned.length && !ctx.params.skipUnowned) {
           throw new ServiceMissingError(`No running service loads ${unowned.join(', ')}; nothing was loaded`, { keys: unowned });
         }
-        // The models can clash with stored ones, which only their owner sees: asked before anything is written.
-        if (stored && owners.includes('models')) await ctx.call('models.checkWorld', { world: ctx.params.world, references: referencesAfterLoad(ctx.params.world, stored) });
+        // What can clash only with what an owner stores (models, subscriptions) is asked of each
+        // owner that can tell, before any part is written.
+        const references = stored ? referencesAfterLoad(ctx.params.world, stored) : undefined;
+        for (const owner of this.worldOwners('checkWorld')) await ctx.call(`${owner}.checkWorld`, { world: ctx.params.world, references });
         for (const owner of owners) await ctx.call(`${owner}.applyWorld`, { world: ctx.params.world });
         await ctx.broadcast('world.changed', { owners });
         const data: Record<string, unknown> = { result: true, appliedBy: owners };
@@ -308,9 +311,9 @@ const CatalogService: ServiceSchema<ServiceSettingSchema, CatalogThis> = {
     },
 
     /** Every service in the cluster that loads part of a world, in a stable order. */
-    worldOwners(this: CatalogThis): string[] {
+    worldOwners(this: CatalogThis, method = 'applyWorld'): string[] {
       const actions = this.broker.registry.getActionList({ onlyAvailable: true, skipInternal: true }) as Array<{ name: string }>;
-      const owners = actions.filter((entry) => entry.name.endsWith('.applyWorld')).map((entry) => entry.name.slice(0, -'.applyWorld'.length));
+      const owners = actions.filter((entry) => entry.name.endsWith(`.${method}`)).map((entry) => entry.name.slice(0, -`.${method}`.length));
       const rank = (name: string) => (WORLD_ORDER.includes(name) ? WORLD_ORDER.indexOf(name) : WORLD_ORDER.length);
       return [...new Set(owners)].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
     },

@@ -9,7 +9,7 @@ import { DEMO_TOKENS, startTestHub, type TestHub } from '../../../test/support/h
 let hub: TestHub;
 
 beforeAll(async () => {
-  hub = await startTestHub({ services: ['catalog', 'models', 'gateway'] });
+  hub = await startTestHub({ services: ['catalog', 'models', 'booking', 'gateway'] });
 });
 afterAll(() => hub.stop());
 
@@ -63,4 +63,14 @@ it('refuses a file whose model clashes with a stored model, before the catalog w
   expect(Object.keys(res.body.error.details).sort()).toEqual(['models[0].mpn', 'models[2].name']);
   expect(await storedManufacturer(72)).toBeUndefined();
   expect(await models('Galaxy Copy')).toEqual([]);
+});
+
+it("refuses a tag whose name a stored tag of another id keeps, before any part is written", async () => {
+  // The demo world's tag 1 is 'VIP'.
+  const res = await load({ manufacturers: [{ id: 73, name: 'Not on a refused load' }], tags: [{ id: 62, name: 'vip' }] });
+  expect(res.status).toBe(400);
+  expect(res.body.error.details).toEqual({ 'tags[0].name': ['tag 1 has this name'] });
+  expect(await storedManufacturer(73)).toBeUndefined();
+  // Renaming the stored one in the same file frees the name.
+  expect((await load({ tags: [{ id: 1, name: 'Very important' }, { id: 62, name: 'VIP' }] })).status).toBe(200);
 });

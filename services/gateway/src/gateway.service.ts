@@ -62,7 +62,7 @@ type HubRequest = IncomingMessage & {
   body?: unknown;
   requestId: string;
   startedAt: bigint;
-  arrayBody?: boolean;
+  arrayBody: boolean;
   $params: Record<string, unknown>;
   $action?: { name: string; access?: unknown; deprecated?: boolean; params?: Record<string, unknown> };
   $ctx?: Context<unknown, CallerMeta>;
@@ -103,6 +103,9 @@ function staticFile(name: string): PageHandler {
   return (_req, res) => send(res, entry.type, fs.readFileSync(entry.file), 'public, max-age=300');
 }
 
+const MUST_BE_ARRAY = 'Must be an array';
+const MUST_BE_OBJECT = 'Must be an object';
+
 /** An action that takes a JSON array as its body declares it as its `items` param. */
 function takesArrayBody(req: HubRequest): boolean {
   return Boolean(req.$action?.params && Object.prototype.hasOwnProperty.call(req.$action.params, 'items'));
@@ -110,10 +113,8 @@ function takesArrayBody(req: HubRequest): boolean {
 
 /** Arrays would be flattened into the params object; actions that take one see it as `items`. */
 function wrapArrayBody(req: HubRequest, _res: ServerResponse, next: (err?: unknown) => void) {
-  if (Array.isArray(req.body)) {
-    req.body = { items: req.body };
-    req.arrayBody = true;
-  }
+  req.arrayBody = Array.isArray(req.body);
+  if (req.arrayBody) req.body = { items: req.body };
   next();
 }
 
@@ -124,25 +125,30 @@ function refuseUnstorableInput(req: HubRequest, _res: ServerResponse, next: (err
 }
 
 /**
- * What the action is called with: the JSON body as sent, and the query string and path values
- * the body does not hold, named in the call's meta as text for the serving node to type by the
+ * What the action is called with: the JSON body as sent, the path's values, and the query string
+ * values the body does not hold, the path's and the query's named in the call's meta as text for the serving node to type by the
  * action's schema (HubValidator). A query value never replaces a body field, and the token is
  * the gateway's alone: it never reaches an action, whose records (a booking's request log) would
  * keep it.
  */
-function actionParams(req: HubRequest, meta: Record<string, unknown>): Record<string, unknown> {
-  if (req.arrayBody && !takesArrayBody(req)) throw new FieldsValidationError({ body: [FIELD_MESSAGES.wrongFormat] });
+function actionParams(req: HubRequest, meta: Record<string, unknown>, pathParams: string[]): Record<string, unknown> {
   const body = req.body !== null && typeof req.body === 'object' ? (req.body as Record<string, unknown>) : {};
   const params: Record<string, unknown> = {};
   const text: string[] = [];
   for (const [key, value] of Object.entries(req.$params)) {
     if (key === TOKEN_QUERY_PARAM) continue;
-    const fromBody = Object.prototype.hasOwnProperty.call(body, key);
+    // The path names the resource; a body cannot redirect the call to another.
+    const fromBody = !pathParams.includes(key) && Object.prototype.hasOwnProperty.call(body, key);
     params[key] = fromBody ? body[key] : value;
     if (!fromBody) text.push(key);
   }
   if (text.length) meta[TEXT_PARAMS_META] = text;
   return params;
+}
+
+/** The names of a route's path parameters (`/subscriptions/:id` has `id`). */
+function pathParamsOf(routePath: string | undefined): string[] {
+  return [...(routePath ?? '').matchAll(/:(\w+)/g)].map((match) => match[1]);
 }
 
 function requestIdOf(req: HubRequest): string {
@@ -272,7 +278,15 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
           'GET api/openapi.json': page(function (this: GatewayThis, _req, res) {
             send(res, 'application/json; charset=utf-8', JSON.stringify(this.openApiDocument()));
           }),
-          'GET api/docs': page((_req, res) => send(res, 'text/html', fs.readFileSync(path.join(PUBLIC_DIR, 'docs.html')))),
+          'GET api/docs': page((req, res) => {
+            // The page's links are relative to /api/docs; with a trailing slash they would miss.
+            const [pathname, query] = ((req as { originalUrl?: string }).originalUrl ?? req.url ?? '').split('?');
+            if (pathname.endsWith('/')) {
+              res.writeHead(301, { Location: `${pathname.replace(/\/+$/, '')}${query === undefined ? '' : `?${query}`}` });
+              return void res.end();
+            }
+            send(res, 'text/html', fs.readFileSync(path.join(PUBLIC_DIR, 'docs.html')));
+          }),
           ...Object.fromEntries(
             Object.keys(STATIC_FILES).map((name) => [`GET ${name.startsWith('docs/') ? 'api/' : ''}${name}`, page(staticFile(name))]),
           ),
@@ -308,8 +322,8 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
         bodyParsers: { json: { strict: true, limit: '1mb' }, urlencoded: false },
         use: [parseLargeJson, wrapArrayBody, refuseUnstorableInput],
         callOptions: {},
-        onBeforeCall(ctx: Context<unknown, CallerMeta>, _route: unknown, req: HubRequest) {
-          req.$params = actionParams(req, ctx.meta as Record<string, unknown>);
+        onBeforeCall(ctx: Context<unknown, CallerMeta>, _route: unknown, req: HubRequest, _res: ServerResponse, alias: { path?: string }) {
+          req.$params = actionParams(req, ctx.meta as Record<string, unknown>, pathParamsOf(alias?.path));
           ctx.meta.requestId = req.requestId;
           const idempotencyKey = req.headers['idempotency-key'];
           if (typeof idempotencyKey === 'string' && idempotencyKey.length > 0) ctx.meta.idempotencyKey = idempotencyKey;
@@ -365,6 +379,11 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
   },
 
   events: {
+    /** A world load may give accounts new tokens or roles: forget what was resolved before. */
+    'world.changed'(this: GatewayThis) {
+      this.tokenCache.clear();
+    },
+
     /**
      * Every service of this process has started: build the routes now rather than after
      * moleculer-web's debounce, so a process that says it has started serves every route.
@@ -396,6 +415,8 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
       // An action that declares no access level is not part of the API.
       if (!isAccessLevel(access)) throw new NotFoundError();
       if (!accessAllows(access, ctx.meta.caller!.role)) throw new ForbiddenError();
+      // The body's kind is checked once the caller may call the action at all.
+      if (req.arrayBody !== takesArrayBody(req)) throw new FieldsValidationError({ body: [req.arrayBody ? MUST_BE_OBJECT : MUST_BE_ARRAY] });
     },
 
     /** The API as the registry declares it right now. */

@@ -181,8 +181,10 @@ const ModelsService: ServiceSchema<ServiceSettingSchema, ModelsThis> = {
      */
     checkWorld: {
       visibility: 'public',
-      params: { world: { type: 'object' }, references: { type: 'object' } },
-      async handler(this: ModelsThis, ctx: Context<{ world: World; references: StoredReferences }>) {
+      params: { world: { type: 'object' }, references: { type: 'object', optional: true } },
+      async handler(this: ModelsThis, ctx: Context<{ world: World; references?: StoredReferences }>) {
+        // References are sent whenever the file has models.
+        if (!ctx.params.references) return true;
         const { manufacturers, productTypes } = ctx.params.references;
         const writes: ModelWrite[] = ((ctx.params.world.models ?? []) as ModelIn[]).map(({ manufacturer, productType, ...fields }) => ({
           ...fields,

@@ -355,7 +355,7 @@ describe('POST /api/v3/models', () => {
 
   it('answers [] for an empty batch and refuses a body that is not a list, or one over 1000 entries', async () => {
     expect(await post([])).toEqual([]);
-    expect((await post({ name: 'x' }, 400)).error.details).toEqual({ body: ['Field is required'] });
+    expect((await post({ name: 'x' }, 400)).error.details).toEqual({ body: ['Must be an array'] });
     const many = Array.from({ length: 1001 }, (_, i) => entry({ name: `m${i}`, mpn: `m${i}` }));
     expect((await post(many, 400)).error.details).toEqual({ body: ['Must have at most 1000 items'] });
   });

@@ -7,7 +7,7 @@ import { ACCESS, FieldsValidationError, inTransaction, NotFoundError } from '@hu
 import { DELIVERY_SETTINGS } from './settings';
 import { newSecret } from './signature';
 import type { DeliveryRow, SubscriptionRow } from './store';
-import { type SubscriptionIn, subscriptionColumns, subscriptionErrors, subscriptionOut, subscriptionParams } from './subscriptions';
+import { ACCOUNT_FIXED, SECRET_PATTERN, type SubscriptionIn, subscriptionColumns, subscriptionErrors, subscriptionOut, subscriptionParams } from './subscriptions';
 import type { WebhooksThis } from './webhooks.service';
 
 interface IdParams {
@@ -106,10 +106,11 @@ export const adminActions: ServiceActionsSchema = {
     params: { ...idParam, ...subscriptionParams(true) },
     async handler(this: WebhooksThis, ctx: Context<IdParams & Partial<SubscriptionIn>>) {
       const { id, secret, ...input } = ctx.params;
-      await subscriptionOrThrow(this, id);
+      const current = await subscriptionOrThrow(this, id);
       const accounts = input.accountId ? await this.accountsById(ctx, [input.accountId]) : new Map();
       const account = input.accountId ? accounts.get(input.accountId) : undefined;
       const details = subscriptionErrors(input, account);
+      if (input.accountId !== undefined && input.accountId !== current.account_id) details.accountId = [ACCOUNT_FIXED];
       if (Object.keys(details).length) throw new FieldsValidationError(details);
       const columns: Record<string, unknown> = { ...subscriptionColumns(input, account), updated_at: this.db.knex.fn.now() };
       if (secret) columns.secret = secret;
@@ -150,7 +151,7 @@ export const adminActions: ServiceActionsSchema = {
   rotateSecret: {
     rest: 'POST /admin/webhooks/subscriptions/:id/rotate-secret',
     access: ACCESS.ADMIN,
-    params: { ...idParam, secret: { type: 'string', pattern: /^whsec_[A-Za-z0-9+/=]{24,}$/, optional: true } },
+    params: { ...idParam, secret: { type: 'string', pattern: SECRET_PATTERN, optional: true } },
     async handler(this: WebhooksThis, ctx: Context<IdParams & { secret?: string }>) {
       const secret = ctx.params.secret ?? newSecret();
       const { knex } = this.db;

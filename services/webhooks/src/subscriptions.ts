@@ -3,7 +3,7 @@
  * provider of their account (from catalog), and rendered for the admin API without secrets.
  */
 import type { Knex } from 'knex';
-import { HEADER_VALUE, WEBHOOK_EVENT_TYPES, type World, type WorldSubscription } from '@hub/shared';
+import { HEADER_NAME, HEADER_VALUE, WEBHOOK_EVENT_TYPES, type World, type WorldSubscription } from '@hub/shared';
 import { DELIVERY_SETTINGS } from './settings';
 import { newSecret } from './signature';
 import type { SubscriptionRow } from './store';
@@ -21,6 +21,12 @@ export interface SubscriptionIn extends Omit<WorldSubscription, 'id'> {
 
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
+/** A subscription's deliveries are its account's: it never moves to another. */
+export const ACCOUNT_FIXED = 'The account of a subscription cannot change: make a new subscription for the other account';
+export const MADE_BY_API = 'This id belongs to a subscription made through the admin API';
+/** `whsec_` and base64 text, as long as the secret column takes. */
+export const SECRET_PATTERN = /^whsec_[A-Za-z0-9+/=]{24,122}$/;
+
 /** The admin API's params for a subscription (also its update, where every field is optional). */
 export function subscriptionParams(optional: boolean) {
   return {
@@ -33,11 +39,11 @@ export function subscriptionParams(optional: boolean) {
         kind: { type: 'enum', values: ['http', 'amqp'] },
         url: { type: 'string', min: 1, max: 2048 },
         method: { type: 'enum', values: [...HTTP_METHODS], optional: true },
-        headers: { type: 'record', key: { type: 'string', min: 1, max: 128, pattern: /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/ }, value: { type: 'string', max: 4096, pattern: HEADER_VALUE }, optional: true },
+        headers: { type: 'record', key: { type: 'string', pattern: HEADER_NAME }, value: { type: 'string', max: 4096, pattern: HEADER_VALUE }, optional: true },
         queue: { type: 'string', min: 1, max: 255, optional: true },
       },
     },
-    secret: { type: 'string', pattern: /^whsec_[A-Za-z0-9+/=]{24,}$/, optional: true },
+    secret: { type: 'string', pattern: SECRET_PATTERN, optional: true },
     statusTransitions: {
       type: 'array',
       optional: true,

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { BlockList } from 'node:net';
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
-import { configOf, DbMixin, type DbService, type DomainEvent, type HubConfig, inTransaction, type World, WorldCacheMixin } from '@hub/shared';
+import { configOf, DbMixin, type DbService, type DomainEvent, FieldsValidationError, type HubConfig, inTransaction, type World, WorldCacheMixin } from '@hub/shared';
 import { adminActions } from './admin.actions';
 import { healthActions } from './health.actions';
 import { planDeliveries } from './addressing';
@@ -18,8 +18,8 @@ import type { AttemptOutcome } from './outcome';
 import { nextDelayMs } from './schedule';
 import { DELIVERY_SETTINGS } from './settings';
 import { signatureHeader } from './signature';
-import { addressable, type AttemptRecord, type ClaimedDelivery, insertDeliveries, recordAndClaim, recordAttempts, statusRules, subscriptionsInAudience } from './store';
-import { type AccountOut, applyWebhooksWorld } from './subscriptions';
+import { addressable, type AttemptRecord, type ClaimedDelivery, insertDeliveries, recordAndClaim, recordAttempts, statusRules, type SubscriptionRow, subscriptionsInAudience } from './store';
+import { ACCOUNT_FIXED, type AccountOut, applyWebhooksWorld, MADE_BY_API } from './subscriptions';
 import { allowList } from './target-safety';
 
 export interface IngestParams {
@@ -109,6 +109,30 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
         const accounts = await this.accountsById(ctx, [...new Set((part.subscriptions ?? []).map((subscription) => subscription.accountId))]);
         await inTransaction(this.db.knex, (trx) => applyWebhooksWorld(trx, part, accounts));
         this.pump();
+        return true;
+      },
+    },
+
+    /**
+     * Internal: whether the world's subscriptions would load, asked before any part of a world
+     * is written: a file may not take over a subscription made through the admin API, nor move
+     * one to another account (its queued deliveries would reach another party).
+     */
+    checkWorld: {
+      visibility: 'public',
+      params: { world: { type: 'object' } },
+      async handler(this: WebhooksThis, ctx: Context<{ world: World }>) {
+        const subscriptions = ctx.params.world.webhooks?.subscriptions ?? [];
+        const stored = new Map(
+          ((await this.db.knex('webhooks.subscriptions').whereIn('id', subscriptions.map((subscription) => subscription.id))) as SubscriptionRow[]).map((row) => [row.id, row]),
+        );
+        const details: Record<string, string[]> = {};
+        subscriptions.forEach((subscription, index) => {
+          const row = stored.get(subscription.id);
+          if (row?.origin === 'admin') details[`webhooks.subscriptions[${index}].id`] = [MADE_BY_API];
+          else if (row && row.account_id !== subscription.accountId) details[`webhooks.subscriptions[${index}].accountId`] = [ACCOUNT_FIXED];
+        });
+        if (Object.keys(details).length) throw new FieldsValidationError(details);
         return true;
       },
     },

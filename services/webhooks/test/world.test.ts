@@ -60,6 +60,50 @@ describe('from the world file', () => {
   });
 });
 
+describe('ownership of subscriptions', () => {
+  let hub: TestHub;
+  beforeAll(async () => {
+    hub = await startTestHub({ services: ['catalog', 'gateway', 'webhooks'] });
+  });
+  afterAll(() => hub.stop());
+
+  const admin = (method: string, path: string, body?: unknown) => hub.request(method, `/api/admin/webhooks${path}`, { token: DEMO_TOKENS.admin, body });
+  const loadWorld = (subscriptions: NonNullable<World['webhooks']>['subscriptions']) =>
+    hub.request('POST', '/api/admin/world', { token: DEMO_TOKENS.admin, body: { world: worldWith({ subscriptions }), skipUnowned: true } });
+  const target = (path: string) => ({ kind: 'http' as const, url: `${receiver.url}${path}` });
+
+  it("keeps a subscription on its account: neither the admin API nor a world file moves it, nor does a file take one the API made", async () => {
+    const made = await admin('POST', '/subscriptions', { accountId: 2, eventTypes: ['status.new'], target: target('/made') });
+    expect(made.status).toBe(200);
+    const moved = await admin('PUT', `/subscriptions/${made.body.data.id}`, { accountId: 3 });
+    expect(moved.status).toBe(400);
+    expect(moved.body.error.details).toEqual({ accountId: ['The account of a subscription cannot change: make a new subscription for the other account'] });
+
+    const taken = await loadWorld([{ id: made.body.data.id, accountId: 2, eventTypes: ['status.new'], target: target('/taken') }]);
+    expect(taken.status).toBe(400);
+    expect(taken.body.error.details).toEqual({ 'webhooks.subscriptions[0].id': ['This id belongs to a subscription made through the admin API'] });
+    expect((await loadWorld([{ id: 60, accountId: 2, eventTypes: ['status.new'], target: target('/world') }])).status).toBe(200);
+    const reassigned = await loadWorld([{ id: 60, accountId: 3, eventTypes: ['status.new'], target: target('/world') }]);
+    expect(reassigned.status).toBe(400);
+    expect(reassigned.body.error.details).toEqual({ 'webhooks.subscriptions[0].accountId': [expect.stringContaining('cannot change')] });
+
+    const listed = (await admin('GET', '/subscriptions')).body.data as Array<{ id: number; partnerId: number | null; target: { url: string } }>;
+    expect(listed.find((subscription) => subscription.id === made.body.data.id)).toMatchObject({ partnerId: 1, target: { url: `${receiver.url}/made` } });
+    expect(listed.find((subscription) => subscription.id === 60)).toMatchObject({ partnerId: 1 });
+  });
+
+  it('refuses a secret longer than its column and takes the path id over a body id', async () => {
+    const made = await admin('POST', '/subscriptions', { accountId: 2, eventTypes: ['status.new'], target: target('/one') });
+    const other = await admin('POST', '/subscriptions', { accountId: 2, eventTypes: ['status.new'], target: target('/two') });
+    const long = await admin('POST', `/subscriptions/${made.body.data.id}/rotate-secret`, { secret: `whsec_${'A'.repeat(200)}` });
+    expect(long.status).toBe(400);
+    expect((await admin('DELETE', `/subscriptions/${made.body.data.id}`, { id: other.body.data.id })).status).toBe(200);
+    const listed = (await admin('GET', '/subscriptions')).body.data as Array<{ id: number; state: string }>;
+    expect(listed.find((subscription) => subscription.id === made.body.data.id)?.state).toBe('removed');
+    expect(listed.find((subscription) => subscription.id === other.body.data.id)?.state).toBe('active');
+  });
+});
+
 describe('target safety', () => {
   let hub: TestHub;
   beforeAll(async () => {
