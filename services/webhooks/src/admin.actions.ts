@@ -3,7 +3,7 @@
  * the secret), deliveries with their attempt log, and redeliveries.
  */
 import type { Context, ServiceActionsSchema } from 'moleculer';
-import { ACCESS, FieldsValidationError, inTransaction, NotFoundError } from '@hub/shared';
+import { ACCESS, FIELD_MESSAGES, FieldsValidationError, inTransaction, NotFoundError, parseInstant } from '@hub/shared';
 import { DELIVERY_SETTINGS } from './settings';
 import { newSecret } from './signature';
 import type { DeliveryRow, SubscriptionRow } from './store';
@@ -178,10 +178,12 @@ export const adminActions: ServiceActionsSchema = {
   redeliverFailed: {
     rest: 'POST /admin/webhooks/subscriptions/:id/redeliver-failed',
     access: ACCESS.ADMIN,
-    params: { ...idParam, since: { type: 'date', convert: true } },
-    async handler(this: WebhooksThis, ctx: Context<IdParams & { since: Date }>) {
+    params: { ...idParam, since: { type: 'string', max: 64 } },
+    async handler(this: WebhooksThis, ctx: Context<IdParams & { since: string }>) {
+      const since = parseInstant(ctx.params.since);
+      if (!since) throw new FieldsValidationError({ since: [FIELD_MESSAGES.wrongFormat] });
       await subscriptionOrThrow(this, ctx.params.id);
-      const count = await redeliverQuery(this).where({ subscription_id: ctx.params.id, state: 'dead' }).andWhere('created_at', '>=', ctx.params.since);
+      const count = await redeliverQuery(this).where({ subscription_id: ctx.params.id, state: 'dead' }).andWhere('created_at', '>=', since);
       this.pump();
       return { data: { redelivered: count } };
     },

@@ -301,6 +301,10 @@ describe('dead letter and redelivery', () => {
     await ingest([costProposal(), costProposal()]);
     await settled(subscription.id, 'dead', 3);
     up = true;
+    for (const bad of ['-004714-01-01T00:00:00Z', '2026-02-30', 0, true]) {
+      const refused = await admin('POST', `/subscriptions/${subscription.id}/redeliver-failed`, { since: bad });
+      expect(refused.status).toBe(400);
+    }
     const res = await admin('POST', `/subscriptions/${subscription.id}/redeliver-failed`, { since });
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual({ redelivered: 2 });
