@@ -125,11 +125,12 @@ function refuseUnstorableInput(req: HubRequest, _res: ServerResponse, next: (err
 }
 
 /**
- * What the action is called with: the JSON body as sent, the path's values, and the query string
- * values the body does not hold, the path's and the query's named in the call's meta as text for the serving node to type by the
- * action's schema (HubValidator). A query value never replaces a body field, and the token is
- * the gateway's alone: it never reaches an action, whose records (a booking's request log) would
- * keep it.
+ * What the action is called with: the path's values, the JSON body as sent, and the query
+ * string's values the body does not hold. Path and query values are text: the call's meta names
+ * them for the serving node to type by the action's own schema (HubValidator). The path names the
+ * resource, so a body cannot redirect the call; a query value never replaces a body field; and the
+ * token is the gateway's alone: it never reaches an action, whose records (a booking's request
+ * log) would keep it.
  */
 function actionParams(req: HubRequest, meta: Record<string, unknown>, pathParams: string[]): Record<string, unknown> {
   const body = req.body !== null && typeof req.body === 'object' ? (req.body as Record<string, unknown>) : {};
@@ -137,7 +138,6 @@ function actionParams(req: HubRequest, meta: Record<string, unknown>, pathParams
   const text: string[] = [];
   for (const [key, value] of Object.entries(req.$params)) {
     if (key === TOKEN_QUERY_PARAM) continue;
-    // The path names the resource; a body cannot redirect the call to another.
     const fromBody = !pathParams.includes(key) && Object.prototype.hasOwnProperty.call(body, key);
     params[key] = fromBody ? body[key] : value;
     if (!fromBody) text.push(key);
