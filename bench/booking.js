@@ -1,6 +1,6 @@
 /**
  * Benchmark: POST /api/v3/case/create through the whole gateway (token, access check, body
- * validation, lookups, routing, one transaction with the case, contacts, status and outbox row)
+ * validation, lookups, routing, one transaction with the case, contacts, status and outbox rows)
  * at a fixed concurrency, beside a raw SQL loop inserting the same rows at the same concurrency,
  * in the same run, on the embedded database and on the Postgres server.
  *
@@ -35,13 +35,14 @@ function cannon(url) {
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 /**
- * The same rows a booking writes (case, customer/sender/receiver contacts, first status, outbox
- * event), copied from a booked case, inserted by CONNECTIONS workers for SECONDS.
+ * The same rows a booking writes (case, customer/sender/receiver contacts, first status, its
+ * outbox events: case.created and the first status's), copied from a booked case, inserted by
+ * CONNECTIONS workers for SECONDS.
  */
 async function rawLoop(knex) {
   const template = await knex('booking.cases').orderBy('id', 'desc').first();
   const contacts = await knex('booking.case_contacts').where({ case_id: template.id });
-  const event = await knex('booking.outbox').where({ case_guid: template.guid }).first();
+  const events = await knex('booking.outbox').where({ case_guid: template.guid }).orderBy('id');
   const { id: _id, created_at: _c, updated_at: _u, ...caseRow } = template;
   for (const key of Object.keys(caseRow)) if (caseRow[key] !== null && typeof caseRow[key] === 'object') caseRow[key] = JSON.stringify(caseRow[key]);
   const latencies = [];
@@ -54,7 +55,9 @@ async function rawLoop(knex) {
         const [{ id }] = await trx('booking.cases').insert({ ...caseRow, guid }).returning('id');
         await trx('booking.case_contacts').insert(contacts.map((c) => ({ case_id: id, role: c.role, type: c.type, data: JSON.stringify(c.data) })));
         await trx('booking.case_statuses').insert({ case_id: id, key: 'registered', name: 'Registered' });
-        await trx('booking.outbox').insert({ event_id: randomUUID(), type: event.type, case_guid: guid, audience: JSON.stringify(event.audience), payload: JSON.stringify(event.payload) });
+        await trx('booking.outbox').insert(
+          events.map((event) => ({ event_id: randomUUID(), type: event.type, case_guid: guid, audience: JSON.stringify(event.audience), payload: JSON.stringify(event.payload) })),
+        );
       });
       latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
     }
@@ -72,7 +75,7 @@ async function run(label, env, extra = {}) {
     services: ['catalog', 'routing', 'booking', 'gateway'],
   };
   const broker = await startHub(config, { initialWorld: readWorld(DEMO_WORLD_FILE), ...extra });
-  // The outbox relay hands every case.created to the webhooks service; this sink acknowledges
+  // The outbox relay hands every event to the webhooks service; this sink acknowledges
   // at once, so the relay's own queries count but no delivery work does.
   await broker.createService({ name: 'webhooks', actions: { ingest: () => true } });
   await broker.waitForServices(['webhooks']);
