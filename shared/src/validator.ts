@@ -65,7 +65,7 @@ const BOOLEAN_TEXT: Record<string, boolean> = { true: true, '1': true, false: fa
  * A value that arrived as text (query string, path) as the rule declares it: a number or a
  * boolean when the text spells one, else the text unchanged for the validator to refuse.
  */
-export function typedText(rule: unknown, value: unknown): unknown {
+function typedText(rule: unknown, value: unknown): unknown {
   const normalized = normalizeRule(rule) as Rule | undefined;
   if (typeof value !== 'string' || !normalized || typeof normalized !== 'object') return value;
   switch (normalized.type) {
