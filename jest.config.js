@@ -3,7 +3,8 @@
 const common = {
   rootDir: __dirname,
   testEnvironment: 'node',
-  // isolatedModules: transpile each file alone (fast); `npm run build` is the type check.
+  // isolatedModules: transpile each file alone (fast); `npm run lint` type-checks every test file
+  // once through tsconfig.test.json, rather than each jest worker checking its own.
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json', diagnostics: false }] },
   moduleNameMapper: {
     '^@hub/shared$': '<rootDir>/shared/src',
@@ -16,7 +17,19 @@ const roots = ['<rootDir>/shared/test', '<rootDir>/services', '<rootDir>/test'];
 module.exports = {
   testTimeout: 60000,
   projects: [
-    { ...common, displayName: 'embedded', roots, testMatch: ['**/*.test.ts'], testPathIgnorePatterns: ['\\.infra\\.test\\.ts$', '/node_modules/', '/dist/'] },
-    { ...common, displayName: 'infra', roots, testMatch: ['**/*.infra.test.ts'], testPathIgnorePatterns: ['/node_modules/', '/dist/'] },
+    {
+      ...common,
+      displayName: 'embedded',
+      roots,
+      testMatch: ['**/*.test.ts'],
+      testPathIgnorePatterns: ['\\.infra\\.test\\.ts$', '/node_modules/', '/dist/'],
+    },
+    {
+      ...common,
+      displayName: 'infra',
+      roots,
+      testMatch: ['**/*.infra.test.ts'],
+      testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+    },
   ],
 };

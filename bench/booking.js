@@ -5,6 +5,7 @@
  * in the same run, on the embedded database and on the Postgres server.
  *
  * Run after `npm run build`: node bench/booking.js [seconds per run, default 10] [embedded|postgres|both]
+ * (`--quick`: 30 bookings and 2 s of the raw loop). Ends with one JSON line (bench/lib/benchmark.js).
  * The Postgres server is taken from BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres).
  */
 const fs = require('node:fs');
@@ -14,9 +15,10 @@ const { randomUUID, randomBytes } = require('node:crypto');
 const autocannon = require('autocannon');
 const knexFactory = require('knex');
 const { loadConfig, startHub, readWorld, databaseOf, DEMO_WORLD_FILE } = require('../shared/dist');
+const { quick, args, percentile, ratio, runBenchmark } = require('./lib/benchmark');
 
-const SECONDS = Number(process.argv[2] ?? 10);
-const WHICH = process.argv[3] ?? 'both';
+const SECONDS = quick ? 2 : Number(args[0] ?? 10);
+const WHICH = args[1] ?? 'both';
 const CONNECTIONS = 10;
 const POSTGRES = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const TOKEN = 'demo-partner-elkjop-000000000001';
@@ -26,13 +28,19 @@ const BODY = JSON.stringify({ ...require('../world/demo-case.json'), orderData: 
 function cannon(url) {
   return new Promise((resolve, reject) => {
     autocannon(
-      { url, method: 'POST', body: BODY, headers: { 'content-type': 'application/json', 'x-hub-api-token': TOKEN }, connections: CONNECTIONS, duration: SECONDS },
+      {
+        url,
+        method: 'POST',
+        body: BODY,
+        headers: { 'content-type': 'application/json', 'x-hub-api-token': TOKEN },
+        connections: CONNECTIONS,
+        // A quick run sends a fixed number, so that even a loaded machine finishes some.
+        ...(quick ? { amount: CONNECTIONS * 3 } : { duration: SECONDS }),
+      },
       (err, result) => (err ? reject(err) : resolve(result)),
     );
   });
 }
-
-const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 /**
  * The same rows a booking writes (case, customer/sender/receiver contacts, first status, its
@@ -44,7 +52,8 @@ async function rawLoop(knex) {
   const contacts = await knex('booking.case_contacts').where({ case_id: template.id });
   const events = await knex('booking.outbox').where({ case_guid: template.guid }).orderBy('id');
   const { id: _id, created_at: _c, updated_at: _u, ...caseRow } = template;
-  for (const key of Object.keys(caseRow)) if (caseRow[key] !== null && typeof caseRow[key] === 'object') caseRow[key] = JSON.stringify(caseRow[key]);
+  for (const key of Object.keys(caseRow))
+    if (caseRow[key] !== null && typeof caseRow[key] === 'object') caseRow[key] = JSON.stringify(caseRow[key]);
   const latencies = [];
   const deadline = Date.now() + SECONDS * 1000;
   const worker = async () => {
@@ -52,11 +61,21 @@ async function rawLoop(knex) {
       const started = process.hrtime.bigint();
       const guid = randomUUID();
       await knex.transaction(async (trx) => {
-        const [{ id }] = await trx('booking.cases').insert({ ...caseRow, guid }).returning('id');
-        await trx('booking.case_contacts').insert(contacts.map((c) => ({ case_id: id, role: c.role, type: c.type, data: JSON.stringify(c.data) })));
+        const [{ id }] = await trx('booking.cases')
+          .insert({ ...caseRow, guid })
+          .returning('id');
+        await trx('booking.case_contacts').insert(
+          contacts.map((c) => ({ case_id: id, role: c.role, type: c.type, data: JSON.stringify(c.data) })),
+        );
         await trx('booking.case_statuses').insert({ case_id: id, key: 'registered', name: 'Registered' });
         await trx('booking.outbox').insert(
-          events.map((event) => ({ event_id: randomUUID(), type: event.type, case_guid: guid, audience: JSON.stringify(event.audience), payload: JSON.stringify(event.payload) })),
+          events.map((event) => ({
+            event_id: randomUUID(),
+            type: event.type,
+            case_guid: guid,
+            audience: JSON.stringify(event.audience),
+            payload: JSON.stringify(event.payload),
+          })),
         );
       });
       latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
@@ -66,12 +85,24 @@ async function rawLoop(knex) {
   await Promise.all(Array.from({ length: CONNECTIONS }, worker));
   const elapsed = (Date.now() - start) / 1000;
   latencies.sort((a, b) => a - b);
-  return { requestsPerSecond: Math.round(latencies.length / elapsed), latencyP50ms: +percentile(latencies, 50).toFixed(1), latencyP99ms: +percentile(latencies, 99).toFixed(1), count: latencies.length };
+  return {
+    requestsPerSecond: Math.round(latencies.length / elapsed),
+    latencyP50ms: +percentile(latencies, 50).toFixed(1),
+    latencyP99ms: +percentile(latencies, 99).toFixed(1),
+    count: latencies.length,
+  };
 }
 
-async function run(label, env, extra = {}) {
+async function run(database, env, extra = {}) {
   const config = {
-    ...loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'error', LOAD_DEMO_WORLD: 'false', METRICS: 'false', RATE_LIMIT_PER_MINUTE: '10000000', ...env }),
+    ...loadConfig({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'error',
+      LOAD_DEMO_WORLD: 'false',
+      RATE_LIMIT_PER_MINUTE: '10000000',
+      ...env,
+    }),
     services: ['catalog', 'routing', 'booking', 'gateway'],
   };
   const broker = await startHub(config, { initialWorld: readWorld(DEMO_WORLD_FILE), ...extra });
@@ -82,11 +113,23 @@ async function run(label, env, extra = {}) {
   try {
     const port = broker.getLocalService('gateway').server.address().port;
     const url = `http://127.0.0.1:${port}/api/v3/case/create`;
+    const first = await fetch(url, {
+      method: 'POST',
+      body: BODY,
+      headers: { 'content-type': 'application/json', 'x-hub-api-token': TOKEN },
+    });
+    if (first.status !== 200) throw new Error(`${database}: a booking answered ${first.status}: ${await first.text()}`);
     await cannon(url); // warm-up: caches, JIT, connection pool
     const result = await cannon(url);
-    const gateway = { requestsPerSecond: Math.round(result.requests.average), latencyP50ms: result.latency.p50, latencyP99ms: result.latency.p99, non2xx: result.non2xx };
+    const gateway = {
+      requestsPerSecond: Math.round(result.requests.total / result.duration),
+      latencyP50ms: result.latency.p50,
+      latencyP99ms: result.latency.p99,
+      non2xx: result.non2xx,
+    };
     const raw = await rawLoop((await databaseOf(broker)).knex);
-    return { label, concurrency: CONNECTIONS, seconds: SECONDS, gateway, rawInsert: raw };
+    if (gateway.non2xx > 0) throw new Error(`${database}: ${gateway.non2xx} bookings were refused`);
+    return { database, gateway, rawInsert: raw };
   } finally {
     await broker.stop();
   }
@@ -96,7 +139,7 @@ async function main() {
   const results = [];
   if (WHICH !== 'postgres') {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-bench-'));
-    results.push(await run('embedded (PGlite)', { DATA_DIR: dataDir }));
+    results.push(await run('embedded', { DATA_DIR: dataDir }));
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
   if (WHICH !== 'embedded') {
@@ -106,16 +149,18 @@ async function main() {
     const url = new URL(POSTGRES);
     url.pathname = `/${name}`;
     try {
-      results.push(await run('Postgres server', { DATABASE_URL: url.toString(), DATABASE_POOL_SIZE: String(CONNECTIONS) }));
+      results.push(await run('postgres', { DATABASE_URL: url.toString(), DATABASE_POOL_SIZE: String(CONNECTIONS) }));
     } finally {
       await admin.raw(`drop database if exists ${name} with (force)`);
       await admin.destroy();
     }
   }
-  console.log(JSON.stringify({ node: process.version, cpus: os.cpus().length, results }, null, 2));
+  const ratios = {};
+  for (const { database, gateway, rawInsert } of results) {
+    ratios[`${database}.requestsPerSecond`] = ratio(gateway.requestsPerSecond, rawInsert.requestsPerSecond);
+    ratios[`${database}.latencyP99`] = ratio(rawInsert.latencyP99ms, gateway.latencyP99ms);
+  }
+  return { ratios, figures: { concurrency: CONNECTIONS, secondsPerRun: SECONDS, results } };
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+runBenchmark('booking', main);

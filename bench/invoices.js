@@ -6,17 +6,19 @@
  * and dropped afterwards). Three figures side by side in one run:
  * the two SQL statements the action issues run raw through knex (the baseline), the action
  * called through the broker, and the HTTP endpoint under load through the gateway.
- * INVOICES (default 200000), ROUNDS (default 200) and DURATION (seconds, default 10) tune it.
+ * INVOICES (default 200000), ROUNDS (default 200) and DURATION (seconds, default 10) tune it;
+ * `--quick` makes them 2000, 20 and 1. Ends with one JSON line (bench/lib/benchmark.js).
  */
 'use strict';
 const { randomBytes } = require('node:crypto');
 const autocannon = require('autocannon');
 const knexFactory = require('knex');
 const { loadConfig, startHub, readWorld, DEMO_WORLD_FILE } = require('../shared/dist');
+const { quick, percentile, ratio, runBenchmark } = require('./lib/benchmark');
 
-const INVOICES = Number(process.env.INVOICES ?? 200_000);
-const ROUNDS = Number(process.env.ROUNDS ?? 200);
-const DURATION = Number(process.env.DURATION ?? 10);
+const INVOICES = quick ? 2000 : Number(process.env.INVOICES ?? 200_000);
+const ROUNDS = quick ? 20 : Number(process.env.ROUNDS ?? 200);
+const DURATION = quick ? 1 : Number(process.env.DURATION ?? 10);
 const PARTNER_TOKEN = 'demo-partner-elkjop-000000000001';
 const REGIONS = ['north', 'south', 'east', 'west', 'central', 'coast', 'inland', 'islands', 'capital', 'border'];
 
@@ -31,10 +33,6 @@ async function postJson(url, pathname, token, body) {
 
 function caseBody(insurance) {
   return { ...require('../world/demo-case.json'), serviceType: insurance ? 3 : 2, orderData: { refNo: 'BENCH' } };
-}
-
-function percentile(sorted, p) {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
 async function timeRounds(run) {
@@ -68,7 +66,14 @@ async function serverDatabase(serverUrl) {
 
 async function main() {
   const server = process.env.BENCH_POSTGRES_URL ? await serverDatabase(process.env.BENCH_POSTGRES_URL) : undefined;
-  const env = { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'error', LOAD_DEMO_WORLD: 'false', METRICS: 'false', RATE_LIMIT_PER_MINUTE: '10000000' };
+  const env = {
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'error',
+    LOAD_DEMO_WORLD: 'false',
+    METRICS: 'false',
+    RATE_LIMIT_PER_MINUTE: '10000000',
+  };
   if (server) env.DATABASE_URL = server.url;
   const config = { ...loadConfig(env), services: ['catalog', 'routing', 'booking', 'invoicing', 'gateway'] };
   const broker = await startHub(config, { embedded: {}, initialWorld: readWorld(DEMO_WORLD_FILE) });
@@ -76,7 +81,12 @@ async function main() {
   const knex = broker.getLocalService('invoicing').db.knex;
   try {
     const guids = [];
-    for (const token of [PARTNER_TOKEN, PARTNER_TOKEN, 'demo-partner-power-0000000000001', 'demo-partner-power-0000000000001']) {
+    for (const token of [
+      PARTNER_TOKEN,
+      PARTNER_TOKEN,
+      'demo-partner-power-0000000000001',
+      'demo-partner-power-0000000000001',
+    ]) {
       const res = await postJson(url, '/api/v3/case/create', token, caseBody(false));
       if (res.status !== 200) throw new Error(`booking failed: ${JSON.stringify(res.body)}`);
       guids.push(res.body.guid);
@@ -102,8 +112,18 @@ async function main() {
     const seedMs = Date.now() - seedStart;
 
     const since = new Date(Date.now() - 30 * 24 * 3600 * 1000).toISOString();
-    const body = { filters: { createdAt: { $gt: since }, customData: { region: 'north' } }, pagination: { offset: 0, limit: 10 } };
-    const caller = { accountId: 2, role: 'partner', name: 'bench', partnerId: 1, providerId: null, canForceProvider: false };
+    const body = {
+      filters: { createdAt: { $gt: since }, customData: { region: 'north' } },
+      pagination: { offset: 0, limit: 10 },
+    };
+    const caller = {
+      accountId: 2,
+      role: 'partner',
+      name: 'bench',
+      partnerId: 1,
+      providerId: null,
+      canForceProvider: false,
+    };
 
     const check = await postJson(url, '/api/v3/invoices/find', PARTNER_TOKEN, body);
     if (check.status !== 200) throw new Error(`find failed: ${JSON.stringify(check.body)}`);
@@ -133,20 +153,42 @@ async function main() {
     const plan = await knex.raw(`explain select count(*) from invoicing.invoices i where ${where}`, bindings);
     const database = server ? 'Postgres server' : 'embedded (PGlite)';
     const fmt = (n) => n.toFixed(2);
-    console.log(`invoices: ${INVOICES}, seeded in ${seedMs} ms, database: ${database}, matches for the partner: ${matches}`);
+    console.log(
+      `invoices: ${INVOICES}, seeded in ${seedMs} ms, database: ${database}, matches for the partner: ${matches}`,
+    );
     console.log(`count plan: ${plan.rows.map((row) => row['QUERY PLAN'].trim()).join(' / ')}`);
     console.log('| what | mean ms | p50 ms | p99 ms | req/s |');
     console.log('|---|---|---|---|---|');
-    console.log(`| baseline: the two SQL statements raw through knex | ${fmt(raw.mean)} | ${fmt(raw.p50)} | ${fmt(raw.p99)} | ${fmt(1000 / raw.mean)} |`);
-    console.log(`| invoicing.find through the broker (with caseCores) | ${fmt(action.mean)} | ${fmt(action.p50)} | ${fmt(action.p99)} | ${fmt(1000 / action.mean)} |`);
-    console.log(`| POST /api/v3/invoices/find over HTTP, 4 connections, ${DURATION} s | ${fmt(http.latency.average)} | ${fmt(http.latency.p50)} | ${fmt(http.latency.p99)} | ${fmt(http.requests.average)} |`);
+    console.log(
+      `| baseline: the two SQL statements raw through knex | ${fmt(raw.mean)} | ${fmt(raw.p50)} | ${fmt(raw.p99)} | ${fmt(1000 / raw.mean)} |`,
+    );
+    console.log(
+      `| invoicing.find through the broker (with caseCores) | ${fmt(action.mean)} | ${fmt(action.p50)} | ${fmt(action.p99)} | ${fmt(1000 / action.mean)} |`,
+    );
+    console.log(
+      `| POST /api/v3/invoices/find over HTTP, 4 connections, ${DURATION} s | ${fmt(http.latency.average)} | ${fmt(http.latency.p50)} | ${fmt(http.latency.p99)} | ${fmt(http.requests.average)} |`,
+    );
+    const httpFigures = { mean: http.latency.average, p50: http.latency.p50, p99: http.latency.p99 };
+    return {
+      ratios: {
+        'action.meanLatency': ratio(raw.mean, action.mean),
+        'http.requestsPerSecond': ratio(http.requests.average, 1000 / raw.mean),
+      },
+      figures: {
+        invoices: INVOICES,
+        database,
+        seedMs,
+        matches,
+        rawSqlMs: raw,
+        actionMs: action,
+        httpMs: httpFigures,
+        httpRequestsPerSecond: http.requests.average,
+      },
+    };
   } finally {
     await broker.stop();
     await server?.drop();
   }
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+runBenchmark('invoices', main);

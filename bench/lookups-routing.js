@@ -4,6 +4,7 @@
  * decision on a partner with 10,000 competences, as a pure function and as the routing action.
  *
  * Run after `npm run build`: node bench/lookups-routing.js [seconds per HTTP run, default 10]
+ * (`--quick`: 1 s per run, 1,000 competences). Ends with one JSON line (bench/lib/benchmark.js).
  */
 const fs = require('node:fs');
 const os = require('node:os');
@@ -12,17 +13,20 @@ const http = require('node:http');
 const autocannon = require('autocannon');
 const { loadConfig, startHub, readWorld, DEMO_WORLD_FILE } = require('../shared/dist');
 const { choose } = require('../services/routing/dist/choice');
-const { competenceOf } = require('../services/routing/dist/competences');
+const { competenceOf } = require('../services/routing/dist/competences.store');
+const { quick, args, ratio, runBenchmark } = require('./lib/benchmark');
 
-const SECONDS = Number(process.argv[2] ?? 10);
+const SECONDS = quick ? 1 : Number(args[0] ?? 10);
 const CONNECTIONS = 50;
-const COMPETENCES = 10_000;
+const COMPETENCES = quick ? 1000 : 10_000;
 const TOKEN = 'demo-partner-elkjop-000000000001';
 const LOOKUP = '/api/v3/manufacturers?originatorType=private&bookingType=companyToPrivate';
 
 function cannon(url, headers) {
   return new Promise((resolve, reject) => {
-    autocannon({ url, headers, connections: CONNECTIONS, duration: SECONDS }, (err, result) => (err ? reject(err) : resolve(result)));
+    autocannon({ url, headers, connections: CONNECTIONS, duration: SECONDS }, (err, result) =>
+      err ? reject(err) : resolve(result),
+    );
   });
 }
 
@@ -33,7 +37,7 @@ const summary = (result) => ({
   non2xx: result.non2xx,
 });
 
-/** A world whose partner 1 has 10,000 rules spread over postal-code bands and manufacturers. */
+/** A world whose partner 1 has COMPETENCES rules spread over postal-code bands and manufacturers. */
 function bigWorld() {
   const world = readWorld(DEMO_WORLD_FILE);
   const competences = [];
@@ -65,13 +69,25 @@ function timeLoop(label, iterations, fn) {
   const start = process.hrtime.bigint();
   for (let i = 0; i < iterations; i += 1) fn(i);
   const elapsedMs = Number(process.hrtime.bigint() - start) / 1e6;
-  return { label, iterations, perDecisionMs: +(elapsedMs / iterations).toFixed(4), decisionsPerSecond: Math.round((iterations / elapsedMs) * 1000) };
+  return {
+    label,
+    iterations,
+    perDecisionMs: +(elapsedMs / iterations).toFixed(4),
+    decisionsPerSecond: Math.round((iterations / elapsedMs) * 1000),
+  };
 }
 
 async function main() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-bench-'));
   const config = {
-    ...loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', LOAD_DEMO_WORLD: 'false', METRICS: 'false', DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '10000000' }),
+    ...loadConfig({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      LOAD_DEMO_WORLD: 'false',
+      DATA_DIR: dataDir,
+      RATE_LIMIT_PER_MINUTE: '10000000',
+    }),
     services: ['catalog', 'routing', 'gateway'],
   };
   const broker = await startHub(config, { initialWorld: readWorld(DEMO_WORLD_FILE) });
@@ -95,7 +111,8 @@ async function main() {
 
     const world = bigWorld();
     const loadStart = Date.now();
-    await broker.call('catalog.loadWorld', { world });
+    // Only the parts this process's services own: the others' owners are not running here.
+    await broker.call('catalog.loadWorld', { world, skipUnowned: true });
     const loadMs = Date.now() - loadStart;
 
     const competences = world.competences.map(competenceOf);
@@ -114,39 +131,55 @@ async function main() {
     });
     const outcomes = { chosen: 0, notEnoughData: 0, none: 0 };
     for (const input of inputs) outcomes[choose(competences, input).kind] += 1;
-    const pure = timeLoop('choose() on 10,000 competences', 2000, (i) => choose(competences, inputs[i % inputs.length]));
-    const underspecified = timeLoop('choose() with only manufacturer given (paramsNeeded)', 500, (i) => choose(competences, { manufacturer: 1 + (i % 6) }));
+    const pure = timeLoop(`choose() on ${COMPETENCES} competences`, quick ? 200 : 2000, (i) =>
+      choose(competences, inputs[i % inputs.length]),
+    );
+    const underspecified = timeLoop('choose() with only manufacturer given (paramsNeeded)', quick ? 50 : 500, (i) =>
+      choose(competences, { manufacturer: 1 + (i % 6) }),
+    );
 
-    const actionIterations = 500;
-    for (let i = 0; i < 50; i += 1) await broker.call('routing.route', { partnerId: 1, ...inputs[i] }).catch(() => undefined);
+    const actionIterations = quick ? 50 : 500;
+    for (let i = 0; i < 50; i += 1)
+      await broker.call('routing.route', { partnerId: 1, ...inputs[i] }).catch(() => undefined);
     const actionStart = process.hrtime.bigint();
-    for (let i = 0; i < actionIterations; i += 1) await broker.call('routing.route', { partnerId: 1, ...inputs[i % inputs.length] }).catch(() => undefined);
+    for (let i = 0; i < actionIterations; i += 1)
+      await broker.call('routing.route', { partnerId: 1, ...inputs[i % inputs.length] }).catch(() => undefined);
     const actionMs = Number(process.hrtime.bigint() - actionStart) / 1e6;
 
-    const report = {
-      node: process.version,
-      cpus: `${os.cpus().length} x ${os.cpus()[0]?.model ?? 'unknown'}`,
-      loadAverageAtEnd: os.loadavg().map((value) => +value.toFixed(1)),
+    const actionPerDecisionMs = +(actionMs / actionIterations).toFixed(3);
+    const gatewayShareOfRaw = ratio(gatewayResult.requestsPerSecond, rawResult.requestsPerSecond);
+    const figures = {
       httpSecondsPerRun: SECONDS,
       connections: CONNECTIONS,
-      lookup: { rawNodeHttp: rawResult, gatewayCached: gatewayResult, gatewayShareOfRaw: +(gatewayResult.requestsPerSecond / rawResult.requestsPerSecond).toFixed(3) },
+      lookup: {
+        rawNodeHttp: rawResult,
+        gatewayCached: gatewayResult,
+        gatewayShareOfRaw,
+      },
       routing: {
         competences: COMPETENCES,
         worldLoadMs: loadMs,
         outcomesOf1000Inputs: outcomes,
         pure,
         underspecified,
-        action: { label: 'routing.route action (cached competences, catalog calls)', iterations: actionIterations, perDecisionMs: +(actionMs / actionIterations).toFixed(3) },
+        action: {
+          label: 'routing.route action (cached competences, catalog calls)',
+          iterations: actionIterations,
+          perDecisionMs: actionPerDecisionMs,
+        },
       },
     };
-    console.log(JSON.stringify(report, null, 2));
+    return {
+      ratios: {
+        'lookup.requestsPerSecond': gatewayShareOfRaw,
+        'routing.actionAgainstPureChoice': ratio(pure.perDecisionMs, actionPerDecisionMs),
+      },
+      figures,
+    };
   } finally {
     await broker.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+runBenchmark('lookups-routing', main);

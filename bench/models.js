@@ -8,18 +8,21 @@
  * would) and measures the searches again.
  *
  * Run after `npm run build`: node bench/models.js [models, default 100000] [grown rows, default 1000000; 0 skips]
- * Embedded PGlite by default; DATABASE_URL runs it on a Postgres server.
+ * Embedded PGlite by default; DATABASE_URL runs it on a Postgres server. `--quick`: 2,000 models,
+ * 40 searches, grown to 10,000. Ends with one JSON line (bench/lib/benchmark.js).
  */
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { loadConfig, startHub, readWorld, DEMO_WORLD_FILE, databaseOf } = require('../shared/dist');
-const { searchSql } = require('../services/models/dist/registry');
+const { searchSql } = require('../services/models/dist/models.store');
+const { quick, args, percentile, ratio, runBenchmark } = require('./lib/benchmark');
 
-const MODELS = Number(process.argv[2] ?? 100_000);
-const GROWN = Number(process.argv[3] ?? 1_000_000);
+const MODELS = quick ? 2000 : Number(args[0] ?? 100_000);
+const GROWN = quick ? 10_000 : Number(args[1] ?? 1_000_000);
 const BATCH = 1000;
-const SEARCHES = 400;
+const SEARCHES = quick ? 40 : 400;
+const BROAD_SEARCHES = quick ? 8 : 40;
 const BASELINE_SEARCHES = 8;
 const TOKEN = 'demo-partner-elkjop-000000000001';
 
@@ -44,7 +47,8 @@ function random(seed) {
   };
 }
 const next = random(42);
-const code = (length) => Array.from({ length }, () => 'ABCDEFGHJKLMNPQRSTUVWXYZ0123456789'[Math.floor(next() * 34)]).join('');
+const code = (length) =>
+  Array.from({ length }, () => 'ABCDEFGHJKLMNPQRSTUVWXYZ0123456789'[Math.floor(next() * 34)]).join('');
 
 function modelAt(i) {
   const manufacturer = 1 + (i % 6);
@@ -63,14 +67,22 @@ function modelAt(i) {
   };
 }
 
-const percentile = (sorted, p) => +sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))].toFixed(2);
 const stats = (times) => {
   const sorted = [...times].sort((a, b) => a - b);
-  return { n: sorted.length, p50ms: percentile(sorted, 50), p99ms: percentile(sorted, 99), meanMs: +(sorted.reduce((a, b) => a + b, 0) / sorted.length).toFixed(2) };
+  return {
+    n: sorted.length,
+    p50ms: +percentile(sorted, 50).toFixed(2),
+    p99ms: +percentile(sorted, 99).toFixed(2),
+    meanMs: +(sorted.reduce((a, b) => a + b, 0) / sorted.length).toFixed(2),
+  };
 };
 
 async function post(url, models) {
-  const res = await fetch(`${url}/api/v3/models`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Hub-Api-Token': TOKEN }, body: JSON.stringify(models) });
+  const res = await fetch(`${url}/api/v3/models`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'X-Hub-Api-Token': TOKEN },
+    body: JSON.stringify(models),
+  });
   if (res.status !== 200) throw new Error(`POST answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
   return res.json();
 }
@@ -79,7 +91,12 @@ async function upsertAll(url, models) {
   const start = process.hrtime.bigint();
   for (let i = 0; i < models.length; i += BATCH) await post(url, models.slice(i, i + BATCH));
   const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-  return { models: models.length, batch: BATCH, seconds: +seconds.toFixed(1), modelsPerSecond: Math.round(models.length / seconds) };
+  return {
+    models: models.length,
+    batch: BATCH,
+    seconds: +seconds.toFixed(1),
+    modelsPerSecond: Math.round(models.length / seconds),
+  };
 }
 
 /** The searches an integrator makes: partial words of a name, a piece of an mpn, an exact alias, within a manufacturer. */
@@ -90,7 +107,10 @@ function searches(models) {
     const words = model.name.toLowerCase().split(' ');
     switch (i % 4) {
       case 0:
-        list.push({ kind: 'partial words', filter: { model: `${words[0].slice(0, 5)} ${words[words.length - 1].slice(0, 4)}` } });
+        list.push({
+          kind: 'partial words',
+          filter: { model: `${words[0].slice(0, 5)} ${words[words.length - 1].slice(0, 4)}` },
+        });
         break;
       case 1:
         list.push({ kind: 'mpn piece', filter: { model: model.mpn.slice(3, 9) } });
@@ -99,11 +119,24 @@ function searches(models) {
         list.push({ kind: 'exact alias', filter: { model: model.aliases[0] } });
         break;
       default:
-        list.push({ kind: 'manufacturer + words', filter: { manufacturer: model.manufacturer, model: words[words.length - 1].slice(1, 5) } });
+        list.push({
+          kind: 'manufacturer + words',
+          filter: { manufacturer: model.manufacturer, model: words[words.length - 1].slice(1, 5) },
+        });
     }
   }
-  list.push(...Array.from({ length: 40 }, (_, i) => ({ kind: 'broad: a series, names start with it', filter: { model: ['galaxy', 'thinkpad', 'iphone', 'bravia'][i % 4] } })));
-  list.push(...Array.from({ length: 40 }, (_, i) => ({ kind: 'broad: a word inside names', filter: { model: ['book', 'pad', 'phone', 'care'][i % 4] } })));
+  list.push(
+    ...Array.from({ length: BROAD_SEARCHES }, (_, i) => ({
+      kind: 'broad: a series, names start with it',
+      filter: { model: ['galaxy', 'thinkpad', 'iphone', 'bravia'][i % 4] },
+    })),
+  );
+  list.push(
+    ...Array.from({ length: BROAD_SEARCHES }, (_, i) => ({
+      kind: 'broad: a word inside names',
+      filter: { model: ['book', 'pad', 'phone', 'care'][i % 4] },
+    })),
+  );
   return list;
 }
 
@@ -142,7 +175,10 @@ async function measureSearches(url, knex, list) {
     if (res.status !== 200) throw new Error(`GET answered ${res.status}`);
     if (body.length) found += 1;
 
-    const viaSql = await timeSql(knex, searchSql({ manufacturerId: filter.manufacturer, model: filter.model, limit: 10 }));
+    const viaSql = await timeSql(
+      knex,
+      searchSql({ manufacturerId: filter.manufacturer, model: filter.model, limit: 10 }),
+    );
 
     gateway.push(viaGateway);
     raw.push(viaSql);
@@ -156,10 +192,16 @@ async function measureSearches(url, knex, list) {
     searchesWithResults: `${found}/${list.length}`,
     gateway: stats(gateway),
     rawSql: stats(raw),
-    byKind: Object.fromEntries(Object.entries(byKind).map(([kind, times]) => [
+    byKind: Object.fromEntries(
+      Object.entries(byKind).map(([kind, times]) => [
         kind,
-        { gateway: stats(times.gateway), rawSql: stats(times.raw), ...(times.everyMatchRanked.length ? { everyMatchRankedSql: stats(times.everyMatchRanked) } : {}) },
-      ]),),
+        {
+          gateway: stats(times.gateway),
+          rawSql: stats(times.raw),
+          ...(times.everyMatchRanked.length ? { everyMatchRankedSql: stats(times.everyMatchRanked) } : {}),
+        },
+      ]),
+    ),
   };
 }
 
@@ -168,7 +210,9 @@ async function explain(knex, filter) {
   const { sql, bindings } = searchSql({ ...filter, limit: 10 });
   const result = await knex.raw(`explain (analyze, costs off, timing off) ${sql}`, bindings);
   const lines = result.rows.map((row) => row['QUERY PLAN']);
-  return lines.filter((line) => /Scan|One-Time Filter|Execution Time/.test(line)).map((line) => line.trim().replace(/^-> +/, ''));
+  return lines
+    .filter((line) => /Scan|One-Time Filter|Execution Time/.test(line))
+    .map((line) => line.trim().replace(/^-> +/, ''));
 }
 
 async function plans(knex) {
@@ -195,7 +239,9 @@ async function grow(knex, rows) {
            from generate_series(?::int, ?::int) as n) as generated`,
     [count + 1, rows],
   );
-  await knex.raw('create index models_search_trgm on models.models using gin (search_text gin_trgm_ops) with (gin_pending_list_limit = 256)');
+  await knex.raw(
+    'create index models_search_trgm on models.models using gin (search_text gin_trgm_ops) with (gin_pending_list_limit = 256)',
+  );
   await knex.raw('create index models_aliases_lowered on models.models using gin (models.lowered(aliases))');
   await knex.raw('analyze models.models');
   return { rows, seconds: +((Date.now() - start) / 1000).toFixed(1) };
@@ -204,7 +250,16 @@ async function grow(knex, rows) {
 async function main() {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-bench-'));
   const config = {
-    ...loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', LOAD_DEMO_WORLD: 'false', METRICS: 'false', DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '10000000' }),
+    ...loadConfig({
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      LOAD_DEMO_WORLD: 'false',
+      METRICS: 'false',
+      DATA_DIR: dataDir,
+      RATE_LIMIT_PER_MINUTE: '10000000',
+    }),
     services: ['catalog', 'models', 'gateway'],
   };
   const broker = await startHub(config, { initialWorld: readWorld(DEMO_WORLD_FILE) });
@@ -213,12 +268,13 @@ async function main() {
     const knex = (await databaseOf(broker)).knex;
     const models = Array.from({ length: MODELS }, (_, i) => modelAt(i));
     const creates = await upsertAll(url, models);
-    const updates = await upsertAll(url, models.map((model) => ({ ...model, value: '1.00', countryOfOrigin: 'Vietnam' })));
+    const updates = await upsertAll(
+      url,
+      models.map((model) => ({ ...model, value: '1.00', countryOfOrigin: 'Vietnam' })),
+    );
     await knex.raw('analyze models.models');
     const list = searches(models);
     const report = {
-      node: process.version,
-      cpus: `${os.cpus().length} x ${os.cpus()[0]?.model ?? 'unknown'}`,
       database: config.databaseUrl ? 'postgres server' : 'embedded PGlite',
       upsert: { creates, updates },
       search: { rows: MODELS, plans: await plans(knex), ...(await measureSearches(url, knex, list)) },
@@ -227,14 +283,14 @@ async function main() {
       report.grown = await grow(knex, GROWN);
       report.searchGrown = { rows: GROWN, plans: await plans(knex), ...(await measureSearches(url, knex, list)) };
     }
-    console.log(JSON.stringify(report, null, 2));
+    const ratios = { 'search.p50': ratio(report.search.rawSql.p50ms, report.search.gateway.p50ms) };
+    if (report.searchGrown)
+      ratios['searchGrown.p50'] = ratio(report.searchGrown.rawSql.p50ms, report.searchGrown.gateway.p50ms);
+    return { ratios, figures: report };
   } finally {
     await broker.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+runBenchmark('models', main);

@@ -6,19 +6,28 @@
  * would show as calls held to milliseconds instead of tens of microseconds.
  *
  *   npm run build && node bench/nats-latency.js [calls]
+ *
+ * `--quick`: 200 calls each. Ends with one JSON line (bench/lib/benchmark.js).
  */
 const { ServiceBroker } = require('moleculer');
 const { connect, StringCodec } = require('nats');
+const { quick, args, ratio, runBenchmark } = require('./lib/benchmark');
 
 const NATS_URL = process.env.NATS_URL || 'nats://127.0.0.1:4222';
-const CALLS = Number(process.argv[2] || 5000);
-const WARMUP = 500;
+const CALLS = quick ? 200 : Number(args[0] || 5000);
+const WARMUP = quick ? 50 : 500;
 
 function summary(samples) {
   const sorted = [...samples].sort((a, b) => a - b);
   const at = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
   const mean = samples.reduce((sum, value) => sum + value, 0) / samples.length;
-  return { calls: samples.length, meanUs: +(mean * 1000).toFixed(1), p50Us: +(at(0.5) * 1000).toFixed(1), p99Us: +(at(0.99) * 1000).toFixed(1), perSecond: Math.round(1000 / mean) };
+  return {
+    calls: samples.length,
+    meanUs: +(mean * 1000).toFixed(1),
+    p50Us: +(at(0.5) * 1000).toFixed(1),
+    p99Us: +(at(0.99) * 1000).toFixed(1),
+    perSecond: Math.round(1000 / mean),
+  };
 }
 
 async function time(run) {
@@ -74,15 +83,17 @@ async function inProcess() {
   return result;
 }
 
-(async () => {
+runBenchmark('nats-latency', async () => {
+  const overNats = await overMoleculerNats();
+  const raw = await rawNats();
   const rows = {
-    'moleculer call over NATS (hub path)': await overMoleculerNats(),
-    'raw NATS request/reply (baseline)': await rawNats(),
+    'moleculer call over NATS (hub path)': overNats,
+    'raw NATS request/reply (baseline)': raw,
     'moleculer call in one process': await inProcess(),
   };
   console.table(rows);
-  console.log(JSON.stringify({ bench: 'nats-latency', calls: CALLS, node: process.version, rows }));
-})().catch((err) => {
-  console.error(err);
-  process.exit(1);
+  return {
+    ratios: { 'moleculerOverNats.meanLatency': ratio(raw.meanUs, overNats.meanUs) },
+    figures: { calls: CALLS, rows },
+  };
 });

@@ -11,9 +11,17 @@
  * stored) to the receiver reading the request or consuming the message; for the raw loops, from
  * the start of the POST or publish.
  *
- * Run after `npm run build`: node bench/webhooks.js [events, default 2000] [embedded|postgres|both]
+ * Every run counts what each receiver got by (subscription, webhook-id): a delivery that never
+ * arrives fails the run, and one that arrives twice is counted as a duplicate.
+ *
+ * `fairness` (Postgres server, HTTP): the burst three times, with every receiver answering at once,
+ * with the fourth answering in 200 ms, and with the fourth answering 500 to everything; the rate
+ * of the other three in each, and its share of the first.
+ *
+ * Run after `npm run build`: node bench/webhooks.js [events, default 2000] [embedded|postgres|both|fairness]
  * The Postgres server is taken from BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres),
- * RabbitMQ from BENCH_AMQP_URL (default amqp://guest:guest@127.0.0.1:5672).
+ * RabbitMQ from BENCH_AMQP_URL (default amqp://guest:guest@127.0.0.1:5672). `--quick`: 50 events
+ * and 10 paced. Ends with one JSON line (bench/lib/benchmark.js).
  */
 const fs = require('node:fs');
 const http = require('node:http');
@@ -24,46 +32,87 @@ const amqp = require('amqplib');
 const knexFactory = require('knex');
 const { Webhook } = require('standardwebhooks');
 const { loadConfig, startHub, readWorld, DEMO_WORLD_FILE } = require('../shared/dist');
+const { quick, args, loadAverage, percentile, ratio, runBenchmark } = require('./lib/benchmark');
 
-const EVENTS = Number(process.argv[2] ?? 2000);
-const WHICH = process.argv[3] ?? 'both';
+const EVENTS = quick ? 50 : Number(args[0] ?? 2000);
+const WHICH = args[1] ?? 'both';
 const POSTGRES = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const AMQP = process.env.BENCH_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
 const SUBSCRIPTIONS = 4;
 const CONCURRENCY = SUBSCRIPTIONS * 4;
 const BATCH = 100;
-const PACED_EVENTS = 100;
+const PACED_EVENTS = quick ? 10 : 100;
 const PACED_PER_SECOND = 20;
 const ARRIVAL_DEADLINE_MS = 600_000;
 const SECRET = 'whsec_' + Buffer.alloc(32, 5).toString('base64');
 const EVENT_TYPE = 'costProposal.created';
 
-const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-const loadAverage = () => os.loadavg().map((value) => +value.toFixed(1));
 
-/** Where every receiver reports what it read: the webhook-id and when. */
-const arrivals = { list: [], take() { const taken = this.list; this.list = []; return taken; } };
-const arrive = (id) => arrivals.list.push({ id, at: Date.now() });
+/**
+ * Where every receiver reports what it read: the webhook-id, the subscription's target (each
+ * event reaches every subscription under the same webhook-id) and when. Only the first arrival
+ * of each (target, webhook-id) counts; later ones are duplicates.
+ */
+const arrivals = {
+  list: [],
+  seen: new Set(),
+  duplicates: 0,
+  take() {
+    const taken = { received: this.list, duplicates: this.duplicates };
+    this.list = [];
+    this.seen = new Set();
+    this.duplicates = 0;
+    return taken;
+  },
+};
+const arrive = (id, target) => {
+  const key = `${target} ${id}`;
+  if (arrivals.seen.has(key)) arrivals.duplicates++;
+  else {
+    arrivals.seen.add(key);
+    arrivals.list.push({ id, target, at: Date.now() });
+  }
+};
 
-async function allArrived(count) {
+/** Waits until `count` distinct deliveries to the targets `counted` picks have arrived. */
+async function allArrived(count, counted = () => true) {
   const deadline = Date.now() + ARRIVAL_DEADLINE_MS;
-  while (arrivals.list.length < count) {
-    if (Date.now() > deadline) throw new Error(`Only ${arrivals.list.length} of ${count} deliveries arrived`);
+  const arrived = () => arrivals.list.filter((r) => counted(r.target)).length;
+  while (arrived() < count) {
+    if (Date.now() > deadline) throw new Error(`Only ${arrived()} of ${count} deliveries arrived: lost`);
     await sleep(20);
   }
-  return arrivals.take();
+  const { received, duplicates } = arrivals.take();
+  return { received: received.filter((r) => counted(r.target)), duplicates };
 }
 
 /** Deliveries per second over the whole run and latency from each id's start. */
-function summary(startedAt, received, startOf) {
+function summary(startedAt, { received, duplicates }, startOf) {
   const elapsedS = (Math.max(...received.map((r) => r.at)) - startedAt) / 1000;
   const sorted = received.map((r) => r.at - startOf.get(r.id)).sort((a, b) => a - b);
-  return { deliveries: received.length, perSecond: Math.round(received.length / elapsedS), latencyP50ms: percentile(sorted, 50), latencyP99ms: percentile(sorted, 99) };
+  return {
+    deliveries: received.length,
+    lost: 0,
+    duplicates,
+    perSecond: Math.round(received.length / elapsedS),
+    latencyP50ms: percentile(sorted, 50),
+    latencyP99ms: percentile(sorted, 99),
+  };
 }
 
 function payloadOf(i, guid) {
-  return { id: i + 1, guid, externalId: null, name: 'Screen replacement', priceNet: 1490, currency: 'NOK', isActive: true, reaction: null, serviceProviderId: 10 };
+  return {
+    id: i + 1,
+    guid,
+    externalId: null,
+    name: 'Screen replacement',
+    priceNet: 1490,
+    currency: 'NOK',
+    isActive: true,
+    reaction: null,
+    serviceProviderId: 10,
+  };
 }
 
 function signedHeaders(webhook, id, body) {
@@ -76,18 +125,27 @@ function signedHeaders(webhook, id, body) {
   };
 }
 
-/** A keep-alive receiver answering 204. */
-async function startHttpReceiver() {
+/**
+ * A keep-alive receiver answering 204, or as `answerOf(path)` says: `{ delayMs }` answers 204
+ * that much later, `{ status }` answers that status at once (a delivery only when 2xx).
+ */
+async function startHttpReceiver(answerOf = () => ({})) {
   const server = http.createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
     req.resume();
     req.on('end', () => {
-      arrive(req.headers['webhook-id']);
-      res.writeHead(204).end();
+      const { delayMs = 0, status = 204 } = answerOf(req.url);
+      setTimeout(() => {
+        if (status < 300) arrive(req.headers['webhook-id'], req.url);
+        res.writeHead(status).end();
+      }, delayMs);
     });
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
-    targets: Array.from({ length: SUBSCRIPTIONS }, (_, i) => ({ kind: 'http', url: `http://127.0.0.1:${server.address().port}/s${i + 1}` })),
+    targets: Array.from({ length: SUBSCRIPTIONS }, (_, i) => ({
+      kind: 'http',
+      url: `http://127.0.0.1:${server.address().port}/s${i + 1}`,
+    })),
     close: () => {
       server.closeAllConnections();
       server.close();
@@ -100,11 +158,16 @@ async function startAmqpReceiver() {
   const connection = await amqp.connect(AMQP);
   const channel = await connection.createChannel();
   await channel.prefetch(1000);
-  const queues = Array.from({ length: SUBSCRIPTIONS }, (_, i) => `hub-bench-${randomBytes(4).toString('hex')}-s${i + 1}`);
+  const queues = Array.from(
+    { length: SUBSCRIPTIONS },
+    (_, i) => `hub-bench-${randomBytes(4).toString('hex')}-s${i + 1}`,
+  );
   for (const queue of queues) {
     await channel.assertQueue(queue, { durable: true });
     // A null message is the cancel that deleting the queue sends.
-    await channel.consume(queue, (message) => message && arrive(message.properties.messageId), { noAck: true });
+    await channel.consume(queue, (message) => message && arrive(message.properties.messageId, queue), {
+      noAck: true,
+    });
   }
   return {
     targets: queues.map((queue) => ({ kind: 'amqp', url: AMQP, queue })),
@@ -115,26 +178,52 @@ async function startAmqpReceiver() {
   };
 }
 
-/** Ingests a burst of events, then a paced trickle, through a hub whose subscriptions point at `targets`. */
-async function viaService(env, targets) {
+/**
+ * Ingests a burst of events, then a paced trickle, through a hub whose subscriptions point at
+ * `targets`. With `counted`, only the burst's deliveries to the targets it picks are waited for
+ * and measured, and no trickle follows.
+ */
+async function viaService(env, targets, counted) {
   const demo = readWorld(DEMO_WORLD_FILE);
   const world = {
     ...demo,
     webhooks: {
       ...demo.webhooks,
-      subscriptions: targets.map((target, i) => ({ id: i + 1, accountId: 3 /* Power, partner 2 */, eventTypes: [EVENT_TYPE], target, secret: SECRET })),
+      subscriptions: targets.map((target, i) => ({
+        id: i + 1,
+        accountId: 3 /* Power, partner 2 */,
+        eventTypes: [EVENT_TYPE],
+        target,
+        secret: SECRET,
+      })),
     },
   };
   const config = {
     // Receivers are on loopback, which target safety denies unless the allow list names it.
-    ...loadConfig({ PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'error', LOAD_DEMO_WORLD: 'false', METRICS: 'false', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', ...env }),
+    ...loadConfig({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'error',
+      LOAD_DEMO_WORLD: 'false',
+      METRICS: 'false',
+      WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
+      ...env,
+    }),
     services: ['catalog', 'webhooks'],
   };
   const broker = await startHub(config, { initialWorld: world });
   const events = (count) =>
     Array.from({ length: count }, (_, i) => {
       const guid = randomUUID();
-      return { id: randomUUID(), type: EVENT_TYPE, source: 'bench', occurredAt: new Date().toISOString(), caseGuid: guid, audience: { partnerId: 2 }, payload: payloadOf(i, guid) };
+      return {
+        id: randomUUID(),
+        type: EVENT_TYPE,
+        source: 'bench',
+        occurredAt: new Date().toISOString(),
+        caseGuid: guid,
+        audience: { partnerId: 2 },
+        payload: payloadOf(i, guid),
+      };
     });
   const ingest = async (batch, ingestedAt) => {
     const at = Date.now();
@@ -146,6 +235,10 @@ async function viaService(env, targets) {
     const burst = events(EVENTS);
     const startedAt = Date.now();
     for (let i = 0; i < burst.length; i += BATCH) await ingest(burst.slice(i, i + BATCH), burstAt);
+    if (counted) {
+      const countedTargets = targets.filter((target) => counted(target.url)).length;
+      return summary(startedAt, await allArrived(EVENTS * countedTargets, counted), burstAt);
+    }
     const burstResult = summary(startedAt, await allArrived(EVENTS * SUBSCRIPTIONS), burstAt);
 
     const pacedAt = new Map();
@@ -155,7 +248,15 @@ async function viaService(env, targets) {
       await ingest([event], pacedAt);
     }
     const { latencyP50ms, latencyP99ms } = summary(pacedStart, await allArrived(PACED_EVENTS * SUBSCRIPTIONS), pacedAt);
-    return { ...burstResult, paced: { eventsPerSecond: PACED_PER_SECOND, deliveries: PACED_EVENTS * SUBSCRIPTIONS, latencyP50ms, latencyP99ms } };
+    return {
+      ...burstResult,
+      paced: {
+        eventsPerSecond: PACED_PER_SECOND,
+        deliveries: PACED_EVENTS * SUBSCRIPTIONS,
+        latencyP50ms,
+        latencyP99ms,
+      },
+    };
   } finally {
     await broker.stop();
   }
@@ -187,7 +288,11 @@ async function rawHttp(targets) {
     return await rawLoop(
       (target, body, headers) =>
         new Promise((resolve, reject) => {
-          const req = http.request(targets[target].url, { method: 'POST', agent, headers: { ...headers, 'content-type': 'application/json' } });
+          const req = http.request(targets[target].url, {
+            method: 'POST',
+            agent,
+            headers: { ...headers, 'content-type': 'application/json' },
+          });
           req.on('response', (res) => {
             res.resume();
             res.on('end', resolve);
@@ -208,8 +313,17 @@ async function rawAmqp(targets) {
     return await rawLoop(
       (target, body, headers) =>
         new Promise((resolve, reject) => {
-          const options = { persistent: true, mandatory: true, contentType: 'application/json', messageId: headers['webhook-id'], type: EVENT_TYPE, headers };
-          channel.publish('', targets[target].queue, Buffer.from(body), options, (err) => (err ? reject(err) : resolve()));
+          const options = {
+            persistent: true,
+            mandatory: true,
+            contentType: 'application/json',
+            messageId: headers['webhook-id'],
+            type: EVENT_TYPE,
+            headers,
+          };
+          channel.publish('', targets[target].queue, Buffer.from(body), options, (err) =>
+            err ? reject(err) : resolve(),
+          );
         }),
     );
   } finally {
@@ -236,7 +350,50 @@ async function measure(database, env) {
   return results;
 }
 
+/**
+ * The rate of the first three receivers when the fourth answers at once, in 200 ms, or 500 to
+ * everything, each on a fresh database on the Postgres server.
+ */
+async function fairness() {
+  const admin = knexFactory({ client: 'pg', connection: POSTGRES, pool: { min: 0, max: 1 } });
+  const names = [];
+  const others = (target) => !target.endsWith(`/s${SUBSCRIPTIONS}`);
+  const runs = {};
+  try {
+    for (const [name, fourth] of [
+      ['allAtOnce', {}],
+      ['fourthIn200ms', { delayMs: 200 }],
+      ['fourthAnswers500', { status: 500 }],
+    ]) {
+      names.push(`hub_bench_${randomBytes(4).toString('hex')}`);
+      await admin.raw(`create database ${names.at(-1)}`);
+      const url = new URL(POSTGRES);
+      url.pathname = `/${names.at(-1)}`;
+      const receiver = await startHttpReceiver((path) => (others(path) ? {} : fourth));
+      try {
+        const loadAtStart = loadAverage();
+        const service = await viaService({ DATABASE_URL: url.toString() }, receiver.targets, others);
+        runs[name] = { loadAtStart, loadAtEnd: loadAverage(), othersPerSecond: service.perSecond, ...service };
+      } finally {
+        receiver.close();
+      }
+    }
+  } finally {
+    for (const name of names) await admin.raw(`drop database if exists ${name} with (force)`);
+    await admin.destroy();
+  }
+  const ratios = {
+    'fairness.fourthIn200ms.othersShare': ratio(runs.fourthIn200ms.othersPerSecond, runs.allAtOnce.othersPerSecond),
+    'fairness.fourthAnswers500.othersShare': ratio(
+      runs.fourthAnswers500.othersPerSecond,
+      runs.allAtOnce.othersPerSecond,
+    ),
+  };
+  return { ratios, figures: { events: EVENTS, subscriptions: SUBSCRIPTIONS, runs } };
+}
+
 async function main() {
+  if (WHICH === 'fairness') return fairness();
   const results = [];
   if (WHICH !== 'postgres') {
     const dataDirs = [];
@@ -267,10 +424,10 @@ async function main() {
       await admin.destroy();
     }
   }
-  console.log(JSON.stringify({ node: process.version, cpus: os.cpus().length, events: EVENTS, subscriptions: SUBSCRIPTIONS, concurrency: CONCURRENCY, results }, null, 2));
+  const ratios = {};
+  for (const { database, transport, service, raw } of results)
+    ratios[`${database.split(' ')[0]}.${transport}.perSecond`] = ratio(service.perSecond, raw.perSecond);
+  return { ratios, figures: { events: EVENTS, subscriptions: SUBSCRIPTIONS, concurrency: CONCURRENCY, results } };
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+runBenchmark('webhooks', main);

@@ -7,7 +7,8 @@ require('../shared/dist/cli')
     // A refused request names its fields, as the API's answer does.
     const details = err && err.data && err.data.details;
     if (details && typeof details === 'object') {
-      for (const [field, messages] of Object.entries(details)) console.error(`  ${field}: ${[].concat(messages).join(', ')}`);
+      for (const [field, messages] of Object.entries(details))
+        console.error(`  ${field}: ${[].concat(messages).join(', ')}`);
     }
-    process.exit(1);
+    process.exit(err && err.name === 'UsageError' ? 2 : 1);
   });

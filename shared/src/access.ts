@@ -27,12 +27,17 @@ export interface Caller {
   providerId: number | null;
   /** Whether case/create may name `forcedProvider` (emergency routing bypass). */
   canForceProvider: boolean;
+  /**
+   * "Allow all service providers": a provider account that names, in the `X-Service-Provider`
+   * header, the provider a request is for; `providerId` is then that one.
+   */
+  allowAllProviders: boolean;
 }
 
 export interface CallerMeta {
   caller?: Caller;
   requestId?: string;
-  /** The request's `Idempotency-Key` header, for actions that make retries safe. */
+  /** The request's `Idempotency-Key` header, which makes a retried write safe (idempotency.ts). */
   idempotencyKey?: string;
   $responseHeaders?: Record<string, string>;
   $statusCode?: number;

@@ -5,10 +5,13 @@
 import { BrokerOptions, ServiceBroker, Errors } from 'moleculer';
 import type { HubConfig } from './config';
 import { attachContext, openedDatabaseOf } from './context';
+import { DatabaseOutageMiddleware } from './database-outage';
 import type { EmbeddedDatabaseOptions } from './db';
+import { IdempotencyMiddleware } from './idempotency';
+import { NodeWatchdogMiddleware } from './node-watchdog';
 import { jsonLogLine, RequestLogMiddleware } from './request-log';
 import { tracingOptions } from './tracing';
-import { HubValidator } from './validator';
+import { HubValidator, WholeParamsMiddleware } from './validator';
 
 export function brokerOptions(config: HubConfig): BrokerOptions {
   return {
@@ -16,28 +19,71 @@ export function brokerOptions(config: HubConfig): BrokerOptions {
     nodeID: config.nodeId,
     transporter: config.transporter ? { type: 'NATS', options: { url: config.transporter } } : null,
     serializer: 'JSON',
-    cacher: config.cacher === 'memory' ? { type: 'Memory', options: { maxParamsLength: 200 } } : { type: 'Redis', options: { redis: config.cacher, prefix: `${config.namespace}-cache`, ttl: 3600 } },
+    cacher:
+      config.cacher === 'memory'
+        ? { type: 'Memory', options: { maxParamsLength: 200 } }
+        : { type: 'Redis', options: { redis: config.cacher, prefix: `${config.namespace}-cache`, ttl: 3600 } },
     logger: {
       type: 'Console',
-      options: { level: config.logLevel, formatter: config.logFormat === 'json' ? jsonLogLine : 'short', colors: config.logFormat !== 'json' },
+      options: {
+        level: config.logLevel,
+        formatter: config.logFormat === 'json' ? jsonLogLine : 'short',
+        colors: config.logFormat !== 'json',
+      },
     },
     logLevel: config.logLevel,
     requestTimeout: config.requestTimeoutMs,
-    // Only errors that say they are retryable (MoleculerRetryableError) are tried again.
-    retryPolicy: { enabled: true, retries: 3, delay: 100, maxDelay: 1000, factor: 2, check: (err: Error) => Boolean((err as Errors.MoleculerError).retryable) },
+    retryPolicy: {
+      enabled: true,
+      retries: 3,
+      delay: 100,
+      maxDelay: 1000,
+      factor: 2,
+      check: isSafeToRetry,
+    },
     registry: { strategy: 'RoundRobin', preferLocal: true },
     metrics: { enabled: config.metrics, reporter: [] },
     tracing: tracingOptions(config.tracing),
     validator: new HubValidator(),
-    middlewares: [RequestLogMiddleware],
+    // The database outage middleware is the innermost, so the request log sees its 503, not the raw error.
+    middlewares: [
+      DatabaseOutageMiddleware(),
+      RequestLogMiddleware,
+      WholeParamsMiddleware,
+      IdempotencyMiddleware,
+      NodeWatchdogMiddleware(),
+    ],
+    // A node taken as gone by the watchdog while it was only slow or paused is back within this many seconds.
+    heartbeatInterval: 2,
     // Finish in-flight requests on shutdown before the services stop.
     tracking: { enabled: true, shutdownTimeout: 10_000 },
     skipProcessEventRegistration: true,
   };
 }
 
+/**
+ * Errors after which the handler may have run all the same: a call that timed out may still be
+ * executed by a stalled process once it resumes, and one rejected because its node left may have
+ * committed before the node went. Trying either again could make a write twice.
+ */
+const OUTCOME_UNKNOWN = new Set(['REQUEST_TIMEOUT', 'REQUEST_REJECTED']);
+
+/**
+ * Whether a failed call may be tried again: only when the error says it is passing
+ * (MoleculerRetryableError: no node to take the call, a full queue, a transaction rolled back on a
+ * serialization conflict) and the call surely did not take effect.
+ */
+export function isSafeToRetry(err: Error): boolean {
+  const error = err as Errors.MoleculerError;
+  return Boolean(error.retryable) && !OUTCOME_UNKNOWN.has(error.type);
+}
+
 /** A broker whose services can reach the configuration and the database (see context.ts). */
-export function createHubBroker(config: HubConfig, embedded?: EmbeddedDatabaseOptions, overrides: BrokerOptions = {}): ServiceBroker {
+export function createHubBroker(
+  config: HubConfig,
+  embedded?: EmbeddedDatabaseOptions,
+  overrides: BrokerOptions = {},
+): ServiceBroker {
   const broker = new ServiceBroker({
     ...brokerOptions(config),
     ...overrides,

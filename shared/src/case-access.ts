@@ -7,7 +7,11 @@ import type { Context } from 'moleculer';
 import { assertCanSeeCase, callerOf } from './access';
 import { CASE_CORES_ACTION, CASE_PARTIES_ACTION, type CaseCore, type CasePartiesEntry } from './events';
 
-async function byGuid<T extends { guid: string }>(ctx: Context, action: string, guids: string[]): Promise<Map<string, T>> {
+async function byGuid<T extends { guid: string }>(
+  ctx: Context,
+  action: string,
+  guids: string[],
+): Promise<Map<string, T>> {
   const unique = [...new Set(guids)];
   if (unique.length === 0) return new Map();
   const entries = (await ctx.call(action, { guids: unique })) as T[];

@@ -1,10 +1,13 @@
 /**
- * The `hub` command: start the hub, load a world, create an account, open the REPL.
+ * The `hub` command: start the hub, load a world, create an account, open the REPL, write the
+ * OpenAPI document.
  * In embedded mode the commands that write open the local database themselves, so they refuse
  * while a hub is running on it (the admin API does the same job then).
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { ServiceBroker } from 'moleculer';
 import { createHubBroker } from './broker';
 import { ALL_SERVICES, type HubConfig, loadConfig, type ServiceName } from './config';
@@ -18,9 +21,11 @@ const USAGE = `Usage:
                                   check a world file and load it (with --if-empty: only into a
                                   hub that holds no world yet, so a restart keeps what is there)
   hub world check FILE            check a world file without loading it
-  hub account create --name NAME --role partner|provider|admin [--partner-id N] [--provider-id N] [--can-force-provider]
+  hub account create --name NAME --role partner|provider|admin [--partner-id N] [--provider-id N] [--can-force-provider] [--allow-all-providers]
                                   create an account and print its token (shown once)
-  hub repl                        open the Moleculer REPL (on the cluster, or an embedded hub)`;
+  hub repl                        open the Moleculer REPL (on the cluster, or an embedded hub)
+  hub openapi FILE                write the OpenAPI document of every service to FILE (from a hub of
+                                  its own on a scratch database, whatever the environment says)`;
 
 function lockFile(config: HubConfig): string {
   return path.resolve(config.dataDir, 'hub.pid');
@@ -42,8 +47,8 @@ function stopOnSignals(broker: ServiceBroker, onStop: () => void = () => {}) {
     onStop();
     process.exit(0);
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  process.once('SIGINT', () => void stop());
+  process.once('SIGTERM', () => void stop());
 }
 
 /**
@@ -89,7 +94,9 @@ async function clusterBroker(config: HubConfig): Promise<ServiceBroker> {
   }
   const pid = runningHubPid(config);
   if (pid) {
-    throw new Error(`The hub is running on this data directory (pid ${pid}): use the admin API (POST /api/admin/world, POST /api/admin/accounts) or stop it first`);
+    throw new Error(
+      `The hub is running on this data directory (pid ${pid}): use the admin API (POST /api/admin/world, POST /api/admin/accounts) or stop it first`,
+    );
   }
   const services = ALL_SERVICES.filter((name) => name !== 'gateway') as ServiceName[];
   return startHub({ ...config, services, loadDemoWorld: false, logLevel: 'warn' });
@@ -108,31 +115,97 @@ async function loadWorldWhenOwnersRun(broker: ServiceBroker, world: World, timeo
   }
 }
 
-function option(args: string[], name: string): string | undefined {
-  const index = args.indexOf(name);
-  return index >= 0 ? args[index + 1] : undefined;
+/** A command line the CLI cannot run; the message names the flag or argument at fault. */
+export class UsageError extends Error {
+  constructor(problem: string) {
+    super(`${problem}\n\n${USAGE}`);
+    this.name = 'UsageError';
+  }
+}
+
+/**
+ * A command's flags and its positional arguments, exactly `positionals` of them: an unknown flag,
+ * a flag without its value and a stray argument are errors naming it.
+ */
+function parseCommand<T extends NonNullable<ParseArgsConfig['options']>>(args: string[], options: T, positionals = 0) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options, strict: true, allowPositionals: true });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  if (parsed.positionals.length < positionals) throw new UsageError('A file is missing');
+  if (parsed.positionals.length > positionals) {
+    throw new UsageError(`Unexpected argument '${parsed.positionals[positionals]}'`);
+  }
+  return parsed;
+}
+
+/**
+ * The API reference as the gateway serves it with every service running: a hub of its own on a
+ * scratch embedded database, holding no world, so the document depends on the code alone.
+ */
+async function writeOpenApiDocument(file: string): Promise<void> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-openapi-'));
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    LOAD_DEMO_WORLD: 'false',
+    RETENTION: 'false',
+    METRICS: 'false',
+    LOG_LEVEL: 'warn',
+  });
+  try {
+    const broker = await startHub(config);
+    try {
+      const document = await broker.call('gateway.openApi');
+      fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+      fs.writeFileSync(file, `${JSON.stringify(document, null, 2)}\n`);
+    } finally {
+      await broker.stop();
+    }
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** An id flag's value: a positive whole number, or absent. */
+function idFlag(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^[1-9]\d{0,9}$/.test(value) || Number(value) > 2147483647) {
+    throw new UsageError(`--${flag} must be a positive whole number, not '${value}'`);
+  }
+  return Number(value);
 }
 
 export async function main(argv: string[]): Promise<void> {
   const config = loadConfig();
   const [command, sub, ...rest] = argv;
-  if (command === 'start') return start(config);
+  if (command === 'start') {
+    parseCommand(argv.slice(1), {});
+    return start(config);
+  }
 
-  if (command === 'world' && (sub === 'load' || sub === 'check') && rest[0]) {
-    const world = readWorld(rest[0]);
+  if (command === 'world' && (sub === 'load' || sub === 'check')) {
+    const { values, positionals } = parseCommand(rest, sub === 'load' ? { 'if-empty': { type: 'boolean' } } : {}, 1);
+    const [file] = positionals;
+    const world = readWorld(file);
     const errors = validateWorld(world);
     if (errors.length) {
       for (const error of errors) console.error(`${error.field || 'world'}: ${error.message}`);
-      throw new Error(`${rest[0]} is not a valid world (${errors.length === 1 ? 'one error' : `${errors.length} errors`}); nothing was loaded`);
+      throw new Error(
+        `${file} is not a valid world (${errors.length === 1 ? 'one error' : `${errors.length} errors`}); nothing was loaded`,
+      );
     }
-    if (sub === 'check') return console.log(`${rest[0]} is a valid world`);
+    if (sub === 'check') return console.log(`${file} is a valid world`);
     const broker = await clusterBroker(config);
     try {
-      if (rest.includes('--if-empty') && (await broker.call('catalog.hasWorld'))) {
-        return console.log(`The hub holds a world already; ${rest[0]} was not loaded`);
+      if (values['if-empty'] && (await broker.call('catalog.hasWorld'))) {
+        return console.log(`The hub holds a world already; ${file} was not loaded`);
       }
       const result = await loadWorldWhenOwnersRun(broker, world);
-      console.log(`Loaded ${rest[0]}:`, JSON.stringify(result));
+      console.log(`Loaded ${file}:`, JSON.stringify(result));
     } finally {
       await broker.stop();
     }
@@ -140,12 +213,21 @@ export async function main(argv: string[]): Promise<void> {
   }
 
   if (command === 'account' && sub === 'create') {
+    const { values } = parseCommand(rest, {
+      name: { type: 'string' },
+      role: { type: 'string' },
+      'partner-id': { type: 'string' },
+      'provider-id': { type: 'string' },
+      'can-force-provider': { type: 'boolean' },
+      'allow-all-providers': { type: 'boolean' },
+    });
     const params = {
-      name: option(rest, '--name'),
-      role: option(rest, '--role'),
-      partnerId: option(rest, '--partner-id') ? Number(option(rest, '--partner-id')) : undefined,
-      providerId: option(rest, '--provider-id') ? Number(option(rest, '--provider-id')) : undefined,
-      canForceProvider: rest.includes('--can-force-provider') || undefined,
+      name: values.name,
+      role: values.role,
+      partnerId: idFlag(values['partner-id'], 'partner-id'),
+      providerId: idFlag(values['provider-id'], 'provider-id'),
+      canForceProvider: values['can-force-provider'],
+      allowAllProviders: values['allow-all-providers'],
     };
     const broker = await clusterBroker(config);
     try {
@@ -158,6 +240,7 @@ export async function main(argv: string[]): Promise<void> {
   }
 
   if (command === 'repl') {
+    parseCommand(argv.slice(1), {});
     if (config.mode === 'distributed') {
       await (await clusterBroker(config)).repl();
       return;
@@ -167,6 +250,11 @@ export async function main(argv: string[]): Promise<void> {
     stopOnSignals(broker, release);
     await broker.repl();
     return;
+  }
+
+  if (command === 'openapi') {
+    const { positionals } = parseCommand(argv.slice(1), {}, 1);
+    return writeOpenApiDocument(positionals[0]);
   }
 
   console.error(USAGE);

@@ -15,6 +15,7 @@ export const ALL_SERVICES = [
   'messaging',
   'invoicing',
   'webhooks',
+  'sandbox',
   'gateway',
 ] as const;
 export type ServiceName = (typeof ALL_SERVICES)[number];
@@ -56,6 +57,11 @@ export interface HubConfig {
   /** How long a call between services may take before it fails, in milliseconds. */
   requestTimeoutMs: number;
   /**
+   * How long a client may take to send one whole HTTP request to the gateway, in milliseconds: a
+   * slow or lying client (a `Content-Length` larger than its body) is answered 408 and cut off.
+   */
+  httpRequestTimeoutMs: number;
+  /**
    * Delay before each webhook delivery attempt, in milliseconds: the first entry is the first
    * attempt; after the last one fails the delivery is dead-lettered. Jitter is added to each.
    */
@@ -78,10 +84,41 @@ export interface HubConfig {
   /** The From address of case emails. */
   mailFrom: string;
   /**
-   * How long a case/create Idempotency-Key answers a retry with the case it made; after that the
-   * key is forgotten and may book again.
+   * How long an Idempotency-Key answers a retry with the first answer of its write; after that the
+   * key is forgotten and may write again.
    */
   idempotencyKeyTtlMs: number;
+  /** The retention policy each owning service applies in the background (docs/retention.md). */
+  retention: RetentionSettings;
+  /**
+   * Hub seconds per real second. 1 (the default) is wall time; tests and benchmarks that
+   * compress time (a simulated year) run the hub's clock faster, see `HubClock`.
+   */
+  clockRate: number;
+  /**
+   * How often the sandbox looks for new cases of its simulated providers, for steps that are
+   * due and for the partners' answers to its cost proposals.
+   */
+  sandboxPollIntervalMs: number;
+}
+
+export interface RetentionSettings {
+  /** Off keeps every row for ever (the simulation's baseline); on is the default. */
+  enabled: boolean;
+  /** How often each service's retention job runs. */
+  intervalMs: number;
+  /** Rows removed per statement (and transaction), so no lock is held for long. */
+  batchSize: number;
+  /** Outbox events handed to the webhooks service, counted from the hand-over. */
+  relayedEventsMs: number;
+  /** Webhook deliveries that succeeded, with their attempts, counted from the success. */
+  deliveredMs: number;
+  /** Dead-lettered webhook deliveries (until redelivered), with their attempts. */
+  deadLettersMs: number;
+  /** Entries of the parties' event feeds (`GET /api/v3/events`), counted from when the hub took the event. */
+  eventFeedMs: number;
+  /** The request log (requests/log records and tracked booking attempts). */
+  requestLogMs: number;
 }
 
 export class ConfigError extends Error {
@@ -137,7 +174,10 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
 function services(env: Env): ServiceName[] {
   const raw = env.SERVICES;
   if (raw === undefined || raw.trim() === '' || raw.trim() === '*') return [...ALL_SERVICES];
-  const names = raw.split(',').map((name) => name.trim()).filter(Boolean);
+  const names = raw
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
   for (const name of names) {
     if (!(ALL_SERVICES as readonly string[]).includes(name)) {
       throw new ConfigError('SERVICES', `names an unknown service "${name}" (known: ${ALL_SERVICES.join(', ')})`);
@@ -161,33 +201,80 @@ function tracing(env: Env): TracingExporter {
   if (raw === 'console') return { kind: 'console' };
   const match = /^zipkin:(https?:\/\/.+)$/.exec(raw);
   // Jaeger takes spans in the Zipkin format, so one exporter serves both.
-  if (!match) throw new ConfigError('TRACING', `must be none, console or zipkin:<url> (for Jaeger, its Zipkin endpoint: zipkin:http://jaeger:9411), got "${raw}"`);
+  if (!match)
+    throw new ConfigError(
+      'TRACING',
+      `must be none, console or zipkin:<url> (for Jaeger, its Zipkin endpoint: zipkin:http://jaeger:9411), got "${raw}"`,
+    );
   return { kind: 'zipkin', endpoint: match[1] };
 }
 
 /** The Standard Webhooks example schedule: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h. */
 export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = '0,5s,5m,30m,2h,5h,10h,14h,20h,24h';
-const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
-function millisecondsOf(item: string): number | null {
-  const match = /^(\d+)(ms|s|m|h)?$/.exec(item.trim());
+/** A duration as configuration and world files write it (`0`, `250ms`, `90s`, `5m`, `2h`, `7d`), in ms; null if it is none. */
+export function millisecondsOf(item: string): number | null {
+  const match = /^(\d+)(ms|s|m|h|d)?$/.exec(item.trim());
   return match ? Number(match[1]) * DURATION_UNITS[match[2] ?? 'ms'] : null;
 }
 
 function durations(env: Env, name: string, fallback: string): number[] {
-  const raw = env[name] === undefined || env[name] === '' ? fallback : env[name]!;
+  const raw = env[name] === undefined || env[name] === '' ? fallback : env[name];
   return raw.split(',').map((item) => {
     const ms = millisecondsOf(item);
-    if (ms === null) throw new ConfigError(name, `must be a comma-separated list of durations such as 0,5s,5m,2h, got "${raw}"`);
+    if (ms === null)
+      throw new ConfigError(name, `must be a comma-separated list of durations such as 0,5s,5m,2h, got "${raw}"`);
     return ms;
   });
 }
 
 function duration(env: Env, name: string, fallback: string): number {
-  const raw = env[name] === undefined || env[name] === '' ? fallback : env[name]!;
+  const raw = env[name] === undefined || env[name] === '' ? fallback : env[name];
   const ms = millisecondsOf(raw);
-  if (!ms) throw new ConfigError(name, `must be a positive duration such as 90s, 30m or 24h, got "${raw}"`);
+  if (!ms) throw new ConfigError(name, `must be a positive duration such as 90s, 30m, 24h or 7d, got "${raw}"`);
   return ms;
+}
+
+/** The console charts a receiver's attempts over up to 168 hours; deliveries must outlive them. */
+export const SHORTEST_DELIVERY_RETENTION_MS = 7 * 86_400_000;
+
+/** Partners are promised 30 days to read what they missed from their event feed. */
+export const SHORTEST_EVENT_FEED_RETENTION_MS = 30 * 86_400_000;
+
+function retention(env: Env): RetentionSettings {
+  const kept = (name: string, fallback: string, shortest?: { ms: number; why: string }) => {
+    const ms = duration(env, name, fallback);
+    if (shortest && ms < shortest.ms)
+      throw new ConfigError(
+        name,
+        `must be at least ${shortest.ms / 86_400_000}d (${shortest.why}), got "${env[name]}"`,
+      );
+    return ms;
+  };
+  const deliveries = { ms: SHORTEST_DELIVERY_RETENTION_MS, why: "the console's longest chart" };
+  return {
+    enabled: flag(env, 'RETENTION', true),
+    intervalMs: duration(env, 'RETENTION_INTERVAL', '10m'),
+    batchSize: integer(env, 'RETENTION_BATCH_SIZE', 1000, 1, 100_000),
+    relayedEventsMs: kept('RETENTION_RELAYED_EVENTS', '7d'),
+    deliveredMs: kept('RETENTION_DELIVERED_WEBHOOKS', '30d', deliveries),
+    deadLettersMs: kept('RETENTION_DEAD_LETTERS', '90d', deliveries),
+    eventFeedMs: kept('RETENTION_EVENT_FEED', '30d', {
+      ms: SHORTEST_EVENT_FEED_RETENTION_MS,
+      why: 'what the event feed promises partners',
+    }),
+    requestLogMs: kept('RETENTION_REQUEST_LOG', '90d'),
+  };
+}
+
+function rate(env: Env, name: string): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return 1;
+  const value = Number(raw);
+  if (!/^\d+(\.\d+)?$/.test(raw) || value < 1)
+    throw new ConfigError(name, `must be a number of 1 or more (hub seconds per real second), got "${raw}"`);
+  return value;
 }
 
 function networks(env: Env, name: string, fallback: string[]): string[] {
@@ -196,7 +283,8 @@ function networks(env: Env, name: string, fallback: string[]): string[] {
   if (raw.trim() === 'none') return [];
   return raw.split(',').map((item) => {
     const cidr = item.trim();
-    if (!/^[0-9a-fA-F.:]+\/\d{1,3}$/.test(cidr)) throw new ConfigError(name, `must be a comma-separated list of CIDR networks (or none), got "${raw}"`);
+    if (!/^[0-9a-fA-F.:]+\/\d{1,3}$/.test(cidr))
+      throw new ConfigError(name, `must be a comma-separated list of CIDR networks (or none), got "${raw}"`);
     return cidr;
   });
 }
@@ -229,14 +317,22 @@ export function loadConfig(env: Env = process.env): HubConfig {
     bodyLimitBytes: bytes(env, 'BODY_LIMIT', 1024 * 1024),
     loadDemoWorld: flag(env, 'LOAD_DEMO_WORLD', mode === 'embedded'),
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 15_000, 100, 600_000),
+    httpRequestTimeoutMs: integer(env, 'HTTP_REQUEST_TIMEOUT_MS', 60_000, 100, 3_600_000),
     webhookRetryScheduleMs: durations(env, 'WEBHOOK_RETRY_SCHEDULE', DEFAULT_WEBHOOK_RETRY_SCHEDULE),
     webhookAttemptTimeoutMs: integer(env, 'WEBHOOK_ATTEMPT_TIMEOUT_MS', 15_000, 10, 600_000),
-    webhookAllowedNetworks: networks(env, 'WEBHOOK_ALLOWED_NETWORKS', mode === 'embedded' ? ['127.0.0.0/8', '::1/128'] : []),
+    webhookAllowedNetworks: networks(
+      env,
+      'WEBHOOK_ALLOWED_NETWORKS',
+      mode === 'embedded' ? ['127.0.0.0/8', '::1/128'] : [],
+    ),
     filesDir: env.FILES_DIR || path.join(dataDir, 'files'),
     fileMaxBytes: bytes(env, 'FILE_MAX_SIZE', 10 * 1024 * 1024),
     uploadBodyLimitBytes: bytes(env, 'UPLOAD_BODY_LIMIT', 32 * 1024 * 1024),
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     mailFrom: env.MAIL_FROM || 'Service hub <no-reply@service-hub.invalid>',
     idempotencyKeyTtlMs: duration(env, 'IDEMPOTENCY_KEY_TTL', '24h'),
+    retention: retention(env),
+    clockRate: rate(env, 'CLOCK_RATE'),
+    sandboxPollIntervalMs: duration(env, 'SANDBOX_POLL_INTERVAL', '2s'),
   };
 }

@@ -2,8 +2,22 @@
 import type { ContactDataIn } from './world';
 
 export const CONTACT_FIELDS = [
-  'name', 'firstName', 'lastName', 'organizationName', 'organizationNumber', 'addName', 'address',
-  'postalCode', 'city', 'countryCode', 'phone', 'mobile', 'email', 'floor', 'entrance', 'doorCode',
+  'name',
+  'firstName',
+  'lastName',
+  'organizationName',
+  'organizationNumber',
+  'addName',
+  'address',
+  'postalCode',
+  'city',
+  'countryCode',
+  'phone',
+  'mobile',
+  'email',
+  'floor',
+  'entrance',
+  'doorCode',
 ] as const;
 
 export interface ContactDataOut extends Record<(typeof CONTACT_FIELDS)[number], string | null> {
@@ -11,9 +25,13 @@ export interface ContactDataOut extends Record<(typeof CONTACT_FIELDS)[number], 
   createdAt: string;
 }
 
-export function contactDataOut(id: number, data: ContactDataIn | null | undefined, createdAt: Date | string): ContactDataOut {
+export function contactDataOut(
+  id: number,
+  data: ContactDataIn | null | undefined,
+  createdAt: Date | string,
+): ContactDataOut {
   const out = { id } as ContactDataOut;
-  for (const field of CONTACT_FIELDS) out[field] = (data?.[field] as string | null | undefined) ?? null;
+  for (const field of CONTACT_FIELDS) out[field] = data?.[field] ?? null;
   out.createdAt = new Date(createdAt).toISOString();
   return out;
 }

@@ -1,13 +1,15 @@
 /**
- * What a broker's services share within one process: the configuration and the database.
+ * What a broker's services share within one process: the configuration, the clock and the database.
  * The database opens on first use, so a process that runs only the gateway never opens one.
  */
 import type { ServiceBroker } from 'moleculer';
+import { HubClock } from './clock';
 import type { HubConfig } from './config';
 import { Database, EmbeddedDatabaseOptions, openDatabase } from './db';
 
 interface HubContext {
   config: HubConfig;
+  clock: HubClock;
   embedded?: EmbeddedDatabaseOptions;
   database?: Promise<Database>;
 }
@@ -15,7 +17,7 @@ interface HubContext {
 const contexts = new WeakMap<ServiceBroker, HubContext>();
 
 export function attachContext(broker: ServiceBroker, config: HubConfig, embedded?: EmbeddedDatabaseOptions): void {
-  contexts.set(broker, { config, embedded });
+  contexts.set(broker, { config, clock: new HubClock(config.clockRate), embedded });
 }
 
 function contextOf(broker: ServiceBroker): HubContext {
@@ -26,6 +28,11 @@ function contextOf(broker: ServiceBroker): HubContext {
 
 export function configOf(broker: ServiceBroker): HubConfig {
   return contextOf(broker).config;
+}
+
+/** The process's clock (see clock.ts): wall time unless configuration or a test says otherwise. */
+export function clockOf(broker: ServiceBroker): HubClock {
+  return contextOf(broker).clock;
 }
 
 export function databaseOf(broker: ServiceBroker): Promise<Database> {

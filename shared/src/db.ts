@@ -8,9 +8,13 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import knexFactory, { Knex } from 'knex';
 import pg from 'pg';
 import type { HubConfig } from './config';
+
+/** How often a process waiting for another's exclusive work (a migration) tries its lock again. */
+const EXCLUSIVE_LOCK_RETRY_MS = 100;
 
 // ids fit in 2^53; numeric stays a string so money keeps its exact digits; a date column stays
 // `YYYY-MM-DD` instead of becoming a local-midnight Date.
@@ -52,12 +56,16 @@ function openPostgres(connectionString: string, poolSize: number): Database {
     },
     close: () => knex.destroy(),
     // A session of its own, outside the pool, so the work may use every pooled connection; the
-    // lock ends with the session, also when the process dies.
+    // lock ends with the session, also when the process dies. The lock is tried, not waited for:
+    // a session blocked in pg_advisory_lock keeps its statement's snapshot, and a CREATE INDEX
+    // CONCURRENTLY run by the holder waits for every older snapshot, so the two would wait on each
+    // other through the client, where Postgres cannot see the deadlock.
     exclusively: async (lockName, work) => {
       const session = new pg.Client({ connectionString, application_name: 'service-hub' });
       await session.connect();
       try {
-        await session.query('select pg_advisory_lock(hashtext($1))', [lockName]);
+        while (!(await session.query('select pg_try_advisory_lock(hashtext($1)) as locked', [lockName])).rows[0].locked)
+          await delay(EXCLUSIVE_LOCK_RETRY_MS);
         return await work();
       } finally {
         await session.end();
@@ -79,9 +87,11 @@ interface PGliteInstance {
 async function openEmbedded(options: EmbeddedDatabaseOptions): Promise<Database> {
   // PGlite and its socket server are ESM-first packages; their CommonJS builds load lazily so a
   // process with a Postgres server never pays for the WASM module.
+  /* eslint-disable @typescript-eslint/no-require-imports */
   const { PGlite } = require('@electric-sql/pglite') as PGliteModule;
   const { pg_trgm } = require('@electric-sql/pglite/contrib/pg_trgm');
   const { PGLiteSocketServer } = require('@electric-sql/pglite-socket');
+  /* eslint-enable @typescript-eslint/no-require-imports */
 
   if (options.dataDir) fs.mkdirSync(options.dataDir, { recursive: true });
   const pglite = await PGlite.create({
@@ -157,20 +167,23 @@ export async function inTransaction<T>(
 class FolderMigrationSource implements Knex.MigrationSource<string> {
   constructor(private readonly folder: string) {}
 
-  async getMigrations(): Promise<string[]> {
-    if (!fs.existsSync(this.folder)) return [];
-    return fs
-      .readdirSync(this.folder)
-      .filter((file) => /^\d+_[a-z0-9_]+\.(js|ts)$/.test(file) && !file.endsWith('.d.ts'))
-      .sort();
+  getMigrations(): Promise<string[]> {
+    if (!fs.existsSync(this.folder)) return Promise.resolve([]);
+    return Promise.resolve(
+      fs
+        .readdirSync(this.folder)
+        .filter((file) => /^\d+_[a-z0-9_]+\.(js|ts)$/.test(file) && !file.endsWith('.d.ts'))
+        .sort(),
+    );
   }
 
   getMigrationName(file: string): string {
     return file.replace(/\.(js|ts)$/, '');
   }
 
-  async getMigration(file: string): Promise<Knex.Migration> {
-    return require(path.join(this.folder, file)) as Knex.Migration;
+  getMigration(file: string): Promise<Knex.Migration> {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- a migration is found by its path at run time
+    return Promise.resolve(require(path.join(this.folder, file)) as Knex.Migration);
   }
 }
 

@@ -112,6 +112,23 @@ export class UnavailableError extends MoleculerRetryableError {
   }
 }
 
+/** This process is cut off from the transporter: the call was not sent, so it did not run. */
+export class TransporterUnreachableError extends Errors.MoleculerError {
+  constructor(data?: unknown) {
+    super('Transporter unreachable', 503, ERROR_TYPES.UNAVAILABLE, data);
+  }
+}
+
+/**
+ * The database cannot be reached. Not retryable: a connection lost during a commit leaves the
+ * write's outcome unknown, so only the client, told 503, may decide to send it again.
+ */
+export class DatabaseUnavailableError extends Errors.MoleculerError {
+  constructor() {
+    super('Database unavailable', 503, ERROR_TYPES.UNAVAILABLE);
+  }
+}
+
 interface ErrorLike {
   code?: unknown;
   type?: unknown;
@@ -182,7 +199,11 @@ export function renderError(err: ErrorLike, requestId?: string): RenderedError {
 
   switch (type) {
     case ERROR_TYPES.FIELDS_VALIDATION:
-      return { status: 400, headers, body: { error: { message: 'Fields validation failed', details: data.details ?? {} } } };
+      return {
+        status: 400,
+        headers,
+        body: { error: { message: 'Fields validation failed', details: data.details ?? {} } },
+      };
     case 'VALIDATION_ERROR': // Moleculer's parameter validator
       return {
         status: 400,
@@ -190,21 +211,25 @@ export function renderError(err: ErrorLike, requestId?: string): RenderedError {
         body: { error: { message: 'Fields validation failed', details: detailsFromValidator(err.data) } },
       };
     case ERROR_TYPES.NOT_ENOUGH_DATA:
-      return { status: 400, headers, body: { error: 'Not enough data', data: { paramsNeeded: data.paramsNeeded ?? [] } } };
+      return {
+        status: 400,
+        headers,
+        body: { error: 'Not enough data', data: { paramsNeeded: data.paramsNeeded ?? [] } },
+      };
     case ERROR_TYPES.SERVICE_MISSING:
       return { status: 503, headers, body: { error: { message, details: err.data ?? null } } };
     case ERROR_TYPES.CANNOT_PROCESS_CASE:
       return { status: 404, headers, body: { error: { message: "Can't process this case" }, data: null } };
     case ERROR_TYPES.RATE_LIMITED:
-      headers['Retry-After'] = String(data.retryAfterSeconds ?? 60);
+      headers['Retry-After'] = String((data.retryAfterSeconds as number | undefined) ?? 60);
       return { status: 429, headers, body: { error: { message: 'Too many requests' } } };
-    case 'ERR_NO_TOKEN':
-    case 'ERR_INVALID_TOKEN':
-    case 'NO_RIGHTS':
-      return { status: code === 403 ? 403 : 401, headers, body: { error: { message } } };
-    case 'SERVICE_NOT_FOUND':
     case 'NOT_FOUND':
-      return { status: 404, headers, body: { error: { message: type === 'SERVICE_NOT_FOUND' ? 'Not found' : message } } };
+      return { status: 404, headers, body: { error: { message } } };
+    // A route's action, or one it needs, runs nowhere right now: an outage, not a missing resource.
+    case 'SERVICE_NOT_FOUND':
+    case 'SERVICE_NOT_AVAILABLE':
+      headers['Retry-After'] = '1';
+      return { status: 503, headers, body: { error: { message: 'Service temporarily unavailable', requestId } } };
     case 'INVALID_REQUEST_TYPE':
     case 'UNSUPPORTED_MEDIA_TYPE':
       return { status: 415, headers, body: { error: { message } } };

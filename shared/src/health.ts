@@ -7,6 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ServiceBroker, ServiceSchema } from 'moleculer';
 import { openedDatabaseOf } from './context';
+import { isTransporterReachable } from './transporter-link';
 import { PROMETHEUS_CONTENT_TYPE, prometheusReporterOf, type ScrapedPrometheusReporter } from './metrics';
 
 export interface Readiness {
@@ -18,16 +19,25 @@ export interface Readiness {
 export async function readiness(broker: ServiceBroker): Promise<Readiness> {
   const checks: Record<string, string> = {};
   checks.services = broker.started ? 'ok' : 'starting';
-  const transit = broker.transit as { connected?: boolean } | undefined;
-  checks.transporter = !transit || transit.connected ? 'ok' : 'down';
+  checks.transporter = isTransporterReachable(broker) ? 'ok' : 'down';
   const database = openedDatabaseOf(broker);
   if (database) {
-    checks.database = await database.then((db) => db.ping()).then(() => 'ok', () => 'down');
+    checks.database = await database
+      .then((db) => db.ping())
+      .then(
+        () => 'ok',
+        () => 'down',
+      );
   }
   return { ok: Object.values(checks).every((value) => value === 'ok'), checks };
 }
 
-type HealthThis = { broker: ServiceBroker; server: http.Server; prometheus?: ScrapedPrometheusReporter; logger: { info(...args: unknown[]): void } };
+type HealthThis = {
+  broker: ServiceBroker;
+  server: http.Server;
+  prometheus?: ScrapedPrometheusReporter;
+  logger: { info(...args: unknown[]): void };
+};
 
 /** A service that listens on `port` with GET /health/live, GET /health/ready and GET /metrics. */
 export function healthServiceSchema(port: number, host: string): ServiceSchema {

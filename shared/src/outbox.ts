@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { ServiceSchema, Service, ServiceSettingSchema } from 'moleculer';
 import type { DbService } from './db.mixin';
+import type { AgedTable, RetentionRule } from './retention';
 
 /** Who may be told about the event: the webhooks service picks their subscriptions. */
 export interface Audience {
@@ -73,6 +74,24 @@ export async function dropOutboxTable(knex: Knex, schema: string): Promise<void>
   await knex.schema.withSchema(schema).dropTableIfExists('outbox');
 }
 
+/** Relayed events are removed by the age of their hand-over; this index finds them. */
+export async function indexRelayedEvents(knex: Knex, schema: string): Promise<void> {
+  await knex.raw('create index outbox_relayed on ??.outbox (published_at) where published_at is not null', [schema]);
+}
+
+export async function dropRelayedEventsIndex(knex: Knex, schema: string): Promise<void> {
+  await knex.raw('drop index if exists ??.outbox_relayed', [schema]);
+}
+
+/** Retention of an outbox: events the webhooks service took, `keepMs` after it took them; pending ones stay. */
+export function relayedEventsRetention(schema: string, keepMs: number): { rule: RetentionRule; aged: AgedTable } {
+  const table = `${schema}.outbox`;
+  return {
+    rule: { name: 'relayed events', table, key: ['id'], ageColumn: 'published_at', keepMs },
+    aged: { table, column: 'occurred_at', orderBy: 'id' },
+  };
+}
+
 /** Writes an event in the caller's transaction; returns its id. */
 export async function writeEvent(trx: Knex.Transaction, schema: string, event: NewEvent): Promise<string> {
   const id = randomUUID();
@@ -96,17 +115,51 @@ interface OutboxRow {
   occurred_at: Date;
 }
 
-/** Claims a batch of pending events for this relay; rows leased by another relay are skipped. */
-export async function claimPendingEvents(knex: Knex, schema: string, limit: number, leaseMs: number): Promise<OutboxRow[]> {
-  const result = await knex.raw(
-    `update ??.outbox set lease_until = now() + (? * interval '1 millisecond')
-      where id in (select id from ??.outbox
-                    where published_at is null and (lease_until is null or lease_until < now())
-                    order by id limit ? for update skip locked)
-      returning id, event_id, type, case_guid, audience, payload, occurred_at`,
-    [schema, leaseMs, schema, limit],
+/**
+ * Relays find the leased events of a case through this index: few rows (those in flight), so a
+ * claim costs the same whatever the backlog.
+ */
+export async function indexLeasedEvents(knex: Knex, schema: string): Promise<void> {
+  await knex.raw(
+    'create index outbox_leased on ??.outbox (case_guid) where published_at is null and lease_until is not null',
+    [schema],
   );
-  return (result.rows as OutboxRow[]).sort((a, b) => a.id - b.id);
+}
+
+export async function dropLeasedEventsIndex(knex: Knex, schema: string): Promise<void> {
+  await knex.raw('drop index if exists ??.outbox_leased', [schema]);
+}
+
+/**
+ * Claims a batch of pending events for this relay; rows leased by another relay are skipped, and
+ * so is every later event of their cases: a case's events reach the webhooks service in the order
+ * they were written even with several instances relaying (receivers number a case's events in
+ * that order, docs/webhooks.md). Claims take turns under an advisory lock taken in a statement
+ * of its own, so each claim's snapshot holds the leases of the claim before it.
+ */
+export async function claimPendingEvents(
+  knex: Knex,
+  schema: string,
+  limit: number,
+  leaseMs: number,
+): Promise<OutboxRow[]> {
+  const rows = await knex.transaction(async (trx) => {
+    await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`outbox-claim:${schema}`]);
+    const result = await trx.raw(
+      `update ??.outbox set lease_until = now() + (? * interval '1 millisecond')
+        where id in (select o.id from ??.outbox o
+                      where o.published_at is null and (o.lease_until is null or o.lease_until < now())
+                        and not exists (select 1 from ??.outbox e
+                                         where e.case_guid = o.case_guid and e.id < o.id
+                                           and e.published_at is null and e.lease_until is not null
+                                           and e.lease_until >= now())
+                      order by o.id limit ? for update skip locked)
+        returning id, event_id, type, case_guid, audience, payload, occurred_at`,
+      [schema, leaseMs, schema, schema, limit],
+    );
+    return result.rows as OutboxRow[];
+  });
+  return rows.sort((a, b) => a.id - b.id);
 }
 
 export async function markPublished(knex: Knex, schema: string, ids: number[]): Promise<void> {
@@ -119,7 +172,10 @@ export async function releaseLease(knex: Knex, schema: string, ids: number[]): P
 }
 
 export async function pendingEventCount(knex: Knex, schema: string): Promise<number> {
-  const row = await knex(`${schema}.outbox`).whereNull('published_at').count<{ count: number }[]>('id as count').first();
+  const row = await knex(`${schema}.outbox`)
+    .whereNull('published_at')
+    .count<{ count: number }[]>('id as count')
+    .first();
   return Number(row?.count ?? 0);
 }
 

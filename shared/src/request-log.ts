@@ -5,8 +5,8 @@
  * for the async work of each local handler, where the JSON log formatter reads it, so services
  * log with their plain `this.logger`.
  *
- * It also logs an unexpected error (a 5xx) on the node where it arose, with its stack, since
- * the gateway that renders the response only sees it from the outside.
+ * It also logs an unexpected error (a 5xx other than an outage's 503) on the node where it
+ * arose, with its stack, since the gateway that renders the response only sees it from the outside.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Context, LoggerBindings, Middleware, ServiceBroker } from 'moleculer';
@@ -24,6 +24,11 @@ const loggedErrors = new WeakSet<object>();
 function isUnexpected(err: unknown): err is Error & { nodeID?: string } {
   if (!(err instanceof Error)) return false;
   const code = (err as { code?: unknown }).code;
+  // zlib's code for a body that is not what its Content-Encoding says: the client's mistake (a 400).
+  if (typeof code === 'string' && code.startsWith('Z_')) return false;
+  // An outage (a timeout included) is logged once where it is met (a node gone, the database
+  // unreachable), not per call.
+  if (code === 503 || code === 504) return false;
   // An error with a nodeID came back from another node, which has logged it.
   return (typeof code !== 'number' || code >= 500) && !(err as { nodeID?: string }).nodeID && !loggedErrors.has(err);
 }
@@ -59,7 +64,12 @@ type PrintArgs = (args: unknown[]) => unknown[];
  * One JSON object per line, as Moleculer's `jsonext` formatter writes it (a first object
  * argument becomes fields), with the `requestId` of the call being handled.
  */
-export function jsonLogLine(type: string, args: unknown[], bindings: LoggerBindings, { printArgs }: { printArgs: PrintArgs }): string[] {
+export function jsonLogLine(
+  type: string,
+  args: unknown[],
+  bindings: LoggerBindings,
+  { printArgs }: { printArgs: PrintArgs },
+): string[] {
   const line: Record<string, unknown> = { time: new Date().toISOString(), level: type, message: '', ...bindings };
   const requestId = currentRequestId();
   if (requestId) line.requestId = requestId;

@@ -21,6 +21,7 @@ export function serviceSchemaOf(name: ServiceName): ServiceSchema | undefined {
   } catch {
     return undefined;
   }
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a package that may be absent loads by name at run time
   return (require(entry) as { default?: ServiceSchema }).default;
 }
 
@@ -38,13 +39,17 @@ export async function startHub(config: HubConfig, options: StartOptions = {}): P
     if (schema) broker.createService(schema);
     else broker.logger.debug(`Service '${name}' has nothing to serve yet`);
   }
-  if (config.healthPort !== undefined && !config.services.includes('gateway')) broker.createService(healthServiceSchema(config.healthPort, config.host));
+  if (config.healthPort !== undefined && !config.services.includes('gateway'))
+    broker.createService(healthServiceSchema(config.healthPort, config.host));
   await broker.start();
   const world = options.initialWorld ?? (config.loadDemoWorld ? readWorld(DEMO_WORLD_FILE) : undefined);
   if (world && config.services.includes('catalog') && !(await broker.call('catalog.hasWorld'))) {
     // The first-start world is loaded with what this process runs; an explicit load is strict.
-    const { data } = (await broker.call('catalog.loadWorld', { world, skipUnowned: true })) as { data: { skipped?: string[] } };
-    if (data.skipped) broker.logger.warn(`World loaded without ${data.skipped.join(', ')}: no running service loads them`);
+    const { data } = (await broker.call('catalog.loadWorld', { world, skipUnowned: true })) as {
+      data: { skipped?: string[] };
+    };
+    if (data.skipped)
+      broker.logger.warn(`World loaded without ${data.skipped.join(', ')}: no running service loads them`);
     else broker.logger.info('Loaded the initial world');
   }
   return broker;

@@ -24,7 +24,9 @@ export function zipkinTraceId(requestId: string): string {
  */
 class ZipkinExporter extends TracerExporters.Zipkin {
   makePayload(span: { traceID: string }): ZipkinSpan {
-    const payload = (TracerExporters.Zipkin.prototype as unknown as { makePayload(span: unknown): ZipkinSpan }).makePayload.call(this, span);
+    const payload = (
+      TracerExporters.Zipkin.prototype as unknown as { makePayload(span: unknown): ZipkinSpan }
+    ).makePayload.call(this, span);
     payload.traceId = zipkinTraceId(span.traceID);
     return payload;
   }
@@ -35,6 +37,7 @@ const SPAN_TAGS = { action: { params: false }, event: { params: false } };
 
 export function tracingOptions(tracing: TracingExporter): TracerOptions {
   if (tracing.kind === 'none') return { enabled: false };
-  const exporter = tracing.kind === 'console' ? { type: 'Console' } : (new ZipkinExporter({ baseURL: tracing.endpoint }) as never);
+  const exporter =
+    tracing.kind === 'console' ? { type: 'Console' } : (new ZipkinExporter({ baseURL: tracing.endpoint }) as never);
   return { enabled: true, exporter: [exporter], tags: SPAN_TAGS };
 }

@@ -4,13 +4,14 @@
  * - Unexpected fields are discarded at every level (the spec: "discarded without validation error").
  * - An integer fits a Postgres integer column unless its rule says otherwise, so an id out of that
  *   range is a validation error, not a database error.
- * - Types are not converted: a JSON body keeps its types, and a string where a number belongs is
- *   refused. The params that arrived as text (a query string, a path) are named by the gateway in
- *   the call's meta, and only those are typed, on the node that serves the action, from the
- *   action's own schema (a schema seen through the registry is not whole: Moleculer sends a rule
- *   object that several params share only once).
+ * - Types are not converted, with one exception the product documents: an integer sent as its
+ *   digits (`"serviceType": "2"`) is that integer, at any depth of a JSON body. Any other string
+ *   where a number belongs is refused. The params that arrived as text (a query string, a path)
+ *   are named by the gateway in the call's meta, and only those are typed further, on the node
+ *   that serves the action, from the action's own schema (a schema seen through the registry is
+ *   not whole: Moleculer sends a rule object that several params share only once).
  */
-import { Validators } from 'moleculer';
+import { type Middleware, Validators } from 'moleculer';
 import FastestValidator from 'fastest-validator';
 
 type Rule = Record<string, unknown>;
@@ -84,6 +85,66 @@ function typedText(rule: unknown, value: unknown): unknown {
   }
 }
 
+const INTEGER_TEXT = /^\s*-?\d{1,15}\s*$/;
+
+type Convert = (value: unknown) => unknown;
+
+/**
+ * A function that turns the integers sent as digits within a value into numbers, wherever the
+ * rule declares an integer (through objects, arrays and alternatives), or null when the rule
+ * declares none. Built once per schema; objects and arrays are changed in place.
+ */
+function integersFromText(rule: unknown): Convert | null {
+  const normalized = normalizeRule(rule) as Rule | undefined;
+  if (!normalized || typeof normalized !== 'object') return null;
+  switch (normalized.type) {
+    case 'number':
+      return normalized.integer
+        ? (value) => (typeof value === 'string' && INTEGER_TEXT.test(value) ? Number(value) : value)
+        : null;
+    case 'object':
+      return normalized.props ? propsConverter(normalized.props as Rule) : null;
+    case 'array': {
+      const item = integersFromText(normalized.items);
+      return item
+        ? (value) => {
+            if (Array.isArray(value)) value.forEach((entry, index) => (value[index] = item(entry)));
+            return value;
+          }
+        : null;
+    }
+    case 'multi': {
+      const alternatives = (normalized.rules as unknown[]).map(integersFromText).filter(Boolean) as Convert[];
+      // Only text is read as a number: an object matches its own alternative as it is.
+      return alternatives.length ? (value) => (typeof value === 'string' ? alternatives[0](value) : value) : null;
+    }
+    default:
+      return null;
+  }
+}
+
+function propsConverter(props: Rule): Convert | null {
+  const converters = Object.entries(props)
+    .filter(([key]) => !key.startsWith('$$'))
+    .map(([key, rule]) => [key, integersFromText(rule)] as const)
+    .filter((entry): entry is readonly [string, Convert] => entry[1] !== null);
+  if (converters.length === 0) return null;
+  return (value) => {
+    if (value && typeof value === 'object' && !Array.isArray(value)) {
+      const record = value as Rule;
+      for (const [key, convert] of converters)
+        if (Object.prototype.hasOwnProperty.call(record, key)) record[key] = convert(record[key]);
+    }
+    return value;
+  };
+}
+
+/** Turns integers sent as digits into numbers wherever `schema` (an action's params) declares an integer. */
+export function integerTextReader(schema: Rule): (params: Rule) => void {
+  const convert = propsConverter(schema);
+  return convert ? (params) => void convert(params) : () => undefined;
+}
+
 /** Applies the hub's defaults to an action's `params` schema. */
 export function withHubDefaults(schema: Rule): Rule {
   return { $$strict: 'remove', ...normalizeProps(schema) };
@@ -104,17 +165,48 @@ export class HubValidator extends FastestWithOptions {
 
   override compile(schema: Rule) {
     const check = super.compile(withHubDefaults(schema)) as unknown as Check;
+    const readIntegers = integerTextReader(schema);
     // Moleculer hands the call's context to the check as `meta`.
     const typedCheck: Check = (params, options) => {
+      readIntegers(params);
       const meta = options?.meta?.meta;
       const textParams = meta?.[TEXT_PARAMS_META];
       if (Array.isArray(textParams)) {
         // The action's own calls get typed params from it.
         delete meta![TEXT_PARAMS_META];
-        for (const key of textParams) if (Object.prototype.hasOwnProperty.call(params, key)) params[key] = typedText(schema[key], params[key]);
+        for (const key of textParams)
+          if (Object.prototype.hasOwnProperty.call(params, key)) params[key] = typedText(schema[key], params[key]);
       }
       return check(params, options);
     };
     return typedCheck as never;
   }
 }
+
+/**
+ * A copy of a rule or schema in which no object or array appears twice. Moleculer publishes an
+ * action's definition to the other nodes through a serializer that drops every repeat of an
+ * object it has already written, so a rule object shared by two params would leave the second
+ * param out of the schema the gateway reads on another node (and it would refuse that param as
+ * unknown), and a response shape shared by two actions would vanish from the second one's
+ * OpenAPI answer.
+ */
+function unshared(rule: unknown): unknown {
+  if (Array.isArray(rule)) return rule.map(unshared);
+  if (rule === null || typeof rule !== 'object' || Object.getPrototypeOf(rule) !== Object.prototype) return rule;
+  return Object.fromEntries(Object.entries(rule).map(([key, value]) => [key, unshared(value)]));
+}
+
+type ActionSchemaLike = { params?: unknown; response?: unknown } | ((...args: unknown[]) => unknown) | boolean;
+
+/** Gives every action its own copy of its params and response schemas before the service registers it. */
+export const WholeParamsMiddleware = {
+  name: 'WholeParams',
+  serviceCreating(_service: unknown, schema: { actions?: Record<string, ActionSchemaLike> }): void {
+    for (const action of Object.values(schema.actions ?? {})) {
+      if (!action || typeof action !== 'object') continue;
+      if (action.params) action.params = unshared(action.params);
+      if (action.response) action.response = unshared(action.response);
+    }
+  },
+} as unknown as Middleware;

@@ -7,7 +7,8 @@
 /** The keys marked true in a `{ key: Boolean }` object, or the items of a list already in that shape. */
 export function chosenKeys(value: unknown): string[] | null {
   if (Array.isArray(value)) return value.map(String);
-  if (value && typeof value === 'object') return Object.entries(value).flatMap(([key, on]) => (on === true ? [key] : []));
+  if (value && typeof value === 'object')
+    return Object.entries(value).flatMap(([key, on]) => (on === true ? [key] : []));
   return null;
 }
 

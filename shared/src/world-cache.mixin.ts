@@ -13,3 +13,30 @@ export const WorldCacheMixin: Partial<ServiceSchema> = {
     },
   },
 };
+
+/**
+ * A value read from the database once per world: data that only a world load changes (reference
+ * data, the directory, providers' status keys), which a booking would otherwise read again each
+ * time. Its service forgets it on `world.changed`, so every instance reads it again after a load
+ * anywhere in the cluster; a failed read is not kept.
+ */
+export class PerWorld<T> {
+  private read?: Promise<T>;
+
+  constructor(private readonly load: () => Promise<T>) {}
+
+  get(): Promise<T> {
+    if (!this.read) {
+      const read = this.load();
+      this.read = read;
+      read.catch(() => {
+        if (this.read === read) this.read = undefined;
+      });
+    }
+    return this.read;
+  }
+
+  forget(): void {
+    this.read = undefined;
+  }
+}

@@ -4,12 +4,29 @@
  * writes its part, so a bad file changes nothing.
  */
 import FastestValidator from 'fastest-validator';
+import { millisecondsOf } from './config';
 import { WEBHOOK_EVENT_TYPES } from './events';
 import { isCalendarDay } from './dates';
 import { unstorablePath } from './stored-text';
 import { INTEGER_COLUMN_MAX } from './validator';
+import {
+  SIMULATION_DELAY_STEPS,
+  SIMULATION_INVOICE_STATUS,
+  SIMULATION_LONGEST_DELAY_MS,
+  SIMULATION_STATUS_KEYS,
+  type WorldSimulation,
+} from './simulated-provider';
 
 const validator = new FastestValidator({ haltOnFirstError: false });
+
+/**
+ * Who books (Originator) and between whom (BookingType), as the product documents them:
+ * `registered` is an organizational unit within the partner, `companyToCompany` a company
+ * booking for another company. Only `helpdesk` may choose pickup and return destinations, and
+ * only `privateToPrivate` takes no consumer.
+ */
+export const ORIGINATOR_TYPES = ['private', 'registered', 'helpdesk'] as const;
+export const BOOKING_TYPES = ['companyToCompany', 'companyToPrivate', 'privateToPrivate'] as const;
 
 export interface ContactDataIn {
   type?: 0 | 1;
@@ -48,8 +65,18 @@ export interface WorldProvider {
   name: string;
   contactData?: ContactDataIn;
   departments?: WorldDepartment[];
-  statusKeys?: Array<{ key: string; name: string }>;
+  statusKeys?: Array<{
+    key: string;
+    name: string;
+    /** What the status means, as case/notifications shows it. */
+    description?: string | null;
+    /** Whether the consumer can be told of this status by sms, by email. */
+    smsAvailable?: boolean;
+    emailAvailable?: boolean;
+  }>;
   invoiceStatuses?: Array<{ key: string; name?: string; sendToClient: boolean }>;
+  /** The sandbox works this provider's cases on its own (simulated-provider.ts); null ends that. */
+  simulated?: WorldSimulation | null;
 }
 export interface WorldNamed {
   id: number;
@@ -117,13 +144,20 @@ export interface WorldAccount {
   token?: string;
   tokenSha256?: string;
   canForceProvider?: boolean;
+  /** A provider account that may act for any provider (`X-Service-Provider` header). */
+  allowAllProviders?: boolean;
 }
 export interface WorldSubscription {
   id: number;
   accountId: number;
   eventTypes: string[];
   target:
-    | { kind: 'http'; url: string; method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'; headers?: Record<string, string> }
+    | {
+        kind: 'http';
+        url: string;
+        method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+        headers?: Record<string, string>;
+      }
     | { kind: 'amqp'; url: string; queue: string };
   secret?: string;
   statusTransitions?: Array<{ from?: string | null; to?: string | null }>;
@@ -179,15 +213,33 @@ const contact = {
   props: {
     type: { type: 'enum', values: [0, 1], optional: true },
     ...Object.fromEntries(
-      ['name', 'firstName', 'lastName', 'organizationName', 'organizationNumber', 'addName', 'address', 'postalCode', 'city', 'phone', 'mobile', 'email', 'floor', 'entrance', 'doorCode'].map(
-        (field) => [field, nullableText],
-      ),
+      [
+        'name',
+        'firstName',
+        'lastName',
+        'organizationName',
+        'organizationNumber',
+        'addName',
+        'address',
+        'postalCode',
+        'city',
+        'phone',
+        'mobile',
+        'email',
+        'floor',
+        'entrance',
+        'doorCode',
+      ].map((field) => [field, nullableText]),
     ),
     countryCode: { type: 'string', length: 2, optional: true, nullable: true },
   },
 };
 /** An optional list of entries with exactly these keys. */
-const listOf = (props: Record<string, unknown>) => ({ type: 'array', optional: true, items: { type: 'object', strict: true, props } });
+const listOf = (props: Record<string, unknown>) => ({
+  type: 'array',
+  optional: true,
+  items: { type: 'object', strict: true, props },
+});
 const named = (extra: Record<string, unknown> = {}) =>
   listOf({
     id,
@@ -201,12 +253,29 @@ const postalCode = { type: 'string', min: 3, max: 10 };
 
 /** The fields of one model entry; the models service checks its POST body with the same rules. */
 export const MODEL_ENTRY_RULES = {
-  manufacturer: { type: 'multi', rules: [{ type: 'number', integer: true, positive: true }, { type: 'string', min: 1, max: 255, trim: true }] },
-  productType: { type: 'multi', rules: [{ type: 'number', integer: true, positive: true }, { type: 'string', min: 1, max: 255, trim: true }] },
+  manufacturer: {
+    type: 'multi',
+    rules: [
+      { type: 'number', integer: true, positive: true },
+      { type: 'string', min: 1, max: 255, trim: true },
+    ],
+  },
+  productType: {
+    type: 'multi',
+    rules: [
+      { type: 'number', integer: true, positive: true },
+      { type: 'string', min: 1, max: 255, trim: true },
+    ],
+  },
   name: { type: 'string', min: 1, max: 255, trim: true },
   mpn: { type: 'string', min: 1, max: 255, trim: true },
   aliases: { type: 'array', optional: true, max: 100, items: { type: 'string', min: 1, max: 255, trim: true } },
-  tags: { type: 'array', optional: true, max: 100, items: { type: 'multi', rules: [{ type: 'number' }, { type: 'string', max: 255 }] } },
+  tags: {
+    type: 'array',
+    optional: true,
+    max: 100,
+    items: { type: 'multi', rules: [{ type: 'number' }, { type: 'string', max: 255 }] },
+  },
   countryOfOrigin: { type: 'string', max: 255, optional: true, nullable: true },
   taricSE: { type: 'string', max: 64, optional: true, nullable: true },
   taricNO: { type: 'string', max: 64, optional: true, nullable: true },
@@ -240,8 +309,31 @@ const worldSchema = {
     name: text(255),
     contactData: contact,
     departments: listOf({ id, name: text(255), externalData: { type: 'any', optional: true }, contactData: contact }),
-    statusKeys: listOf({ key: { type: 'string', pattern: /^[a-z0-9_.-]{1,64}$/ }, name: text(255) }),
+    statusKeys: listOf({
+      key: { type: 'string', pattern: /^[a-z0-9_.-]{1,64}$/ },
+      name: text(255),
+      description: text(1000, true),
+      smsAvailable: { type: 'boolean', optional: true },
+      emailAvailable: { type: 'boolean', optional: true },
+    }),
     invoiceStatuses: listOf({ key: text(255), name: text(255, true), sendToClient: 'boolean' }),
+    simulated: {
+      type: 'object',
+      optional: true,
+      nullable: true,
+      strict: true,
+      props: {
+        accountId: id,
+        delays: {
+          type: 'object',
+          optional: true,
+          strict: true,
+          props: Object.fromEntries(
+            SIMULATION_DELAY_STEPS.map((step) => [step, { type: 'string', optional: true, max: 16 }]),
+          ),
+        },
+      },
+    },
   }),
   manufacturers: named(),
   serviceTypes: named(),
@@ -280,8 +372,8 @@ const worldSchema = {
     partnerId: id,
     providerId: id,
     departmentId: { ...id, optional: true, nullable: true },
-    originatorTypes: { type: 'array', optional: true, items: { type: 'enum', values: ['private', 'helpdesk'] } },
-    bookingTypes: { type: 'array', optional: true, items: { type: 'enum', values: ['companyToPrivate', 'privateToPrivate'] } },
+    originatorTypes: { type: 'array', optional: true, items: { type: 'enum', values: ORIGINATOR_TYPES } },
+    bookingTypes: { type: 'array', optional: true, items: { type: 'enum', values: BOOKING_TYPES } },
     serviceTypes: ids,
     manufacturers: ids,
     productTypes: ids,
@@ -305,6 +397,7 @@ const worldSchema = {
     token: { type: 'string', min: 16, max: 256, optional: true },
     tokenSha256: { type: 'string', pattern: /^[0-9a-f]{64}$/, optional: true },
     canForceProvider: { type: 'boolean', optional: true },
+    allowAllProviders: { type: 'boolean', optional: true },
   }),
   webhooks: {
     type: 'object',
@@ -335,7 +428,13 @@ export interface WorldError {
 }
 
 /** An entry whose key (by `keyOf`) an earlier entry of the list has is an error on its `field`. */
-function twice<T>(errors: WorldError[], list: T[] | undefined, keyOf: (entry: T) => string, at: string, field: string): void {
+function twice<T>(
+  errors: WorldError[],
+  list: T[] | undefined,
+  keyOf: (entry: T) => string,
+  at: string,
+  field: string,
+): void {
   const seen = new Set<string>();
   list?.forEach((entry, index) => {
     const key = keyOf(entry);
@@ -354,9 +453,16 @@ function duplicateIds(errors: WorldError[], list: Array<{ id: number }> | undefi
 }
 
 /** Each id in `wanted` (one value or a list, indexed in the field path) must be in `known`. */
-function references(errors: WorldError[], field: string, wanted: number | null | undefined | number[], known: Set<number>, what: string): void {
+function references(
+  errors: WorldError[],
+  field: string,
+  wanted: number | null | undefined | number[],
+  known: Set<number>,
+  what: string,
+): void {
   const check = (value: number | null | undefined, at: string) => {
-    if (value !== null && value !== undefined && !known.has(value)) errors.push({ field: at, message: `${what} ${value} is not in the world` });
+    if (value !== null && value !== undefined && !known.has(value))
+      errors.push({ field: at, message: `${what} ${value} is not in the world` });
   };
   if (Array.isArray(wanted)) wanted.forEach((value, index) => check(value, `${field}[${index}]`));
   else check(wanted, field);
@@ -381,7 +487,12 @@ export function findNamed<T extends NamedEntry>(list: T[], value: number | strin
     return list.find((entry) => entry.id === id) ?? null;
   }
   const wanted = value.trim().toLowerCase();
-  return list.find((entry) => entry.name.toLowerCase() === wanted || (entry.aliases ?? []).some((alias) => alias.toLowerCase() === wanted)) ?? null;
+  return (
+    list.find(
+      (entry) =>
+        entry.name.toLowerCase() === wanted || (entry.aliases ?? []).some((alias) => alias.toLowerCase() === wanted),
+    ) ?? null
+  );
 }
 
 /**
@@ -401,7 +512,10 @@ function afterLoad(fromFile: NamedEntry[] | undefined, stored: NamedEntry[]): Na
 
 /** The manufacturers and product types the catalog will hold once the world is loaded. */
 export function referencesAfterLoad(world: World, stored: StoredReferences): StoredReferences {
-  return { manufacturers: afterLoad(world.manufacturers, stored.manufacturers), productTypes: afterLoad(world.productTypes, stored.productTypes) };
+  return {
+    manufacturers: afterLoad(world.manufacturers, stored.manufacturers),
+    productTypes: afterLoad(world.productTypes, stored.productTypes),
+  };
 }
 
 /** An IANA time zone this runtime knows, as pickup calendars need. */
@@ -420,16 +534,25 @@ function isTimeZone(name: string): boolean {
  * unknown one is refused before the catalog's part is written.
  */
 export function validateWorld(input: unknown, stored?: StoredReferences): WorldError[] {
-  if (!input || typeof input !== 'object' || Array.isArray(input)) return [{ field: '', message: 'A world must be a JSON object' }];
+  if (!input || typeof input !== 'object' || Array.isArray(input))
+    return [{ field: '', message: 'A world must be a JSON object' }];
   const unstorable = unstorablePath(input);
-  if (unstorable !== null) return [{ field: unstorable, message: 'holds text no database can store (a NUL character or half a surrogate pair) or nests too deep' }];
+  if (unstorable !== null)
+    return [
+      {
+        field: unstorable,
+        message: 'holds text no database can store (a NUL character or half a surrogate pair) or nests too deep',
+      },
+    ];
   const shape = checkShape(input);
   if (shape !== true) {
     return (shape as Array<{ type?: string; field?: string; message?: string; actual?: unknown }>).flatMap((item) => {
       const field = item.field ?? '';
       // An unknown key is named as its own field, so a typo points at itself.
       if (item.type === 'objectStrict') {
-        return String(item.actual).split(', ').map((key) => ({ field: field ? `${field}.${key}` : key, message: 'is not a known key' }));
+        return String(item.actual)
+          .split(', ')
+          .map((key) => ({ field: field ? `${field}.${key}` : key, message: 'is not a known key' }));
       }
       return [{ field, message: item.message ?? 'Wrong format' }];
     });
@@ -441,7 +564,11 @@ export function validateWorld(input: unknown, stored?: StoredReferences): WorldE
   const departments = new Set<number>();
   world.providers?.forEach((provider, p) => {
     provider.departments?.forEach((department, d) => {
-      if (departments.has(department.id)) errors.push({ field: `providers[${p}].departments[${d}].id`, message: `department ${department.id} appears twice` });
+      if (departments.has(department.id))
+        errors.push({
+          field: `providers[${p}].departments[${d}].id`,
+          message: `department ${department.id} appears twice`,
+        });
       departments.add(department.id);
     });
   });
@@ -456,26 +583,43 @@ export function validateWorld(input: unknown, stored?: StoredReferences): WorldE
   duplicateIds(errors, world.webhooks?.subscriptions, 'webhooks.subscriptions');
   duplicateIds(errors, world.tags, 'tags');
 
-  world.accessories?.forEach((accessory, i) => references(errors, `accessories[${i}].productTypes`, accessory.productTypes, productTypes, 'product type'));
+  world.accessories?.forEach((accessory, i) =>
+    references(errors, `accessories[${i}].productTypes`, accessory.productTypes, productTypes, 'product type'),
+  );
   world.shippingMethods?.forEach((method, i) => {
     const calendar = method.calendar;
     if (!calendar) return;
     const at = `shippingMethods[${i}].calendar`;
-    if (!isTimeZone(calendar.timeZone)) errors.push({ field: `${at}.timeZone`, message: `unknown time zone "${calendar.timeZone}"` });
+    if (!isTimeZone(calendar.timeZone))
+      errors.push({ field: `${at}.timeZone`, message: `unknown time zone "${calendar.timeZone}"` });
     calendar.holidays?.forEach((day, d) => {
-      if (!isCalendarDay(day)) errors.push({ field: `${at}.holidays[${d}]`, message: `${day} is not a day that exists` });
+      if (!isCalendarDay(day))
+        errors.push({ field: `${at}.holidays[${d}]`, message: `${day} is not a day that exists` });
     });
-    const windows = [{ field: `${at}.window`, window: calendar.window }, ...(calendar.areas ?? []).map((area, a) => ({ field: `${at}.areas[${a}].window`, window: area.window }))];
+    const windows = [
+      { field: `${at}.window`, window: calendar.window },
+      ...(calendar.areas ?? []).map((area, a) => ({ field: `${at}.areas[${a}].window`, window: area.window })),
+    ];
     for (const { field, window } of windows) {
-      if (window && window.slice(0, 5) >= window.slice(6)) errors.push({ field, message: 'the window must end after it starts' });
+      if (window && window.slice(0, 5) >= window.slice(6))
+        errors.push({ field, message: 'the window must end after it starts' });
     }
     calendar.areas?.forEach((area, a) => {
-      if (area.postalCodeFrom > area.postalCodeTo) errors.push({ field: `${at}.areas[${a}]`, message: 'postalCodeFrom must not be after postalCodeTo' });
+      if (area.postalCodeFrom > area.postalCodeTo)
+        errors.push({ field: `${at}.areas[${a}]`, message: 'postalCodeFrom must not be after postalCodeTo' });
     });
   });
-  world.providers?.forEach((provider, p) => twice(errors, provider.statusKeys, (entry) => entry.key, `providers[${p}].statusKeys`, 'key'));
+  world.providers?.forEach((provider, p) =>
+    twice(errors, provider.statusKeys, (entry) => entry.key, `providers[${p}].statusKeys`, 'key'),
+  );
   twice(errors, world.tags, (tag) => tag.name.toLowerCase(), 'tags', 'name');
-  twice(errors, world.webhooks?.statusMappings, (mapping) => `${mapping.partnerId} ${mapping.providerKey}`, 'webhooks.statusMappings', 'providerKey');
+  twice(
+    errors,
+    world.webhooks?.statusMappings,
+    (mapping) => `${mapping.partnerId} ${mapping.providerKey}`,
+    'webhooks.statusMappings',
+    'providerKey',
+  );
   twice(errors, world.webhooks?.blacklists, (entry) => `${entry.partnerId} ${entry.key}`, 'webhooks.blacklists', 'key');
   world.competences?.forEach((competence, i) => {
     const at = `competences[${i}]`;
@@ -488,19 +632,28 @@ export function validateWorld(input: unknown, stored?: StoredReferences): WorldE
     references(errors, `${at}.serviceLocations`, competence.serviceLocations, serviceLocations, 'service location');
     references(errors, `${at}.shippingMethods`, competence.shippingMethods, shippingMethods, 'shipping method');
     competence.postalCodes?.forEach((range, r) => {
-      if (range.from > range.to) errors.push({ field: `${at}.postalCodes[${r}]`, message: 'from must not be after to' });
+      if (range.from > range.to)
+        errors.push({ field: `${at}.postalCodes[${r}]`, message: 'from must not be after to' });
     });
   });
+  world.providers?.forEach((provider, p) => checkSimulation(errors, world, provider, `providers[${p}]`));
   const tokens = new Set<string>();
   world.accounts?.forEach((account, i) => {
     const at = `accounts[${i}]`;
-    if (account.role === 'partner' && !account.partnerId) errors.push({ field: `${at}.partnerId`, message: 'a partner account needs partnerId' });
-    if (account.role === 'provider' && !account.providerId) errors.push({ field: `${at}.providerId`, message: 'a provider account needs providerId' });
-    if (account.role !== 'partner' && account.partnerId) errors.push({ field: `${at}.partnerId`, message: `a ${account.role} account has no partnerId` });
-    if (account.role !== 'provider' && account.providerId) errors.push({ field: `${at}.providerId`, message: `a ${account.role} account has no providerId` });
+    if (account.role === 'partner' && !account.partnerId)
+      errors.push({ field: `${at}.partnerId`, message: 'a partner account needs partnerId' });
+    if (account.role === 'provider' && !account.providerId)
+      errors.push({ field: `${at}.providerId`, message: 'a provider account needs providerId' });
+    if (account.role !== 'partner' && account.partnerId)
+      errors.push({ field: `${at}.partnerId`, message: `a ${account.role} account has no partnerId` });
+    if (account.role !== 'provider' && account.providerId)
+      errors.push({ field: `${at}.providerId`, message: `a ${account.role} account has no providerId` });
+    if (account.role !== 'provider' && account.allowAllProviders)
+      errors.push({ field: `${at}.allowAllProviders`, message: `a ${account.role} account acts for no provider` });
     references(errors, `${at}.partnerId`, account.partnerId, partners, 'partner');
     references(errors, `${at}.providerId`, account.providerId, providers, 'provider');
-    if (!account.token && !account.tokenSha256) errors.push({ field: `${at}.token`, message: 'an account needs token or tokenSha256' });
+    if (!account.token && !account.tokenSha256)
+      errors.push({ field: `${at}.token`, message: 'an account needs token or tokenSha256' });
     if (account.token) {
       if (tokens.has(account.token)) errors.push({ field: `${at}.token`, message: 'token is used by another account' });
       tokens.add(account.token);
@@ -510,29 +663,51 @@ export function validateWorld(input: unknown, stored?: StoredReferences): WorldE
     const at = `webhooks.subscriptions[${i}]`;
     references(errors, `${at}.accountId`, subscription.accountId, accounts, 'account');
     subscription.eventTypes.forEach((type, t) => {
-      if (!EVENT_TYPES.includes(type)) errors.push({ field: `${at}.eventTypes[${t}]`, message: `unknown event type "${type}" (known: ${EVENT_TYPES.join(', ')})` });
+      if (!EVENT_TYPES.includes(type))
+        errors.push({
+          field: `${at}.eventTypes[${t}]`,
+          message: `unknown event type "${type}" (known: ${EVENT_TYPES.join(', ')})`,
+        });
     });
     const target = subscription.target as Record<string, unknown>;
     if (target.kind === 'http') {
-      if (typeof target.url !== 'string' || !/^https?:\/\//.test(target.url)) errors.push({ field: `${at}.target.url`, message: 'an http target needs an http(s) url' });
-      if (target.method !== undefined && !['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].includes(String(target.method))) {
+      if (typeof target.url !== 'string' || !/^https?:\/\//.test(target.url))
+        errors.push({ field: `${at}.target.url`, message: 'an http target needs an http(s) url' });
+      if (target.method !== undefined && !['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].includes(target.method as string)) {
         errors.push({ field: `${at}.target.method`, message: 'method must be GET, POST, PUT, PATCH or DELETE' });
       }
-      if (typeof target.url === 'string' && !URL.canParse(target.url)) errors.push({ field: `${at}.target.url`, message: 'is not a url' });
+      if (typeof target.url === 'string' && !URL.canParse(target.url))
+        errors.push({ field: `${at}.target.url`, message: 'is not a url' });
       const headers = target.headers;
-      const fit = ([name, value]: [string, unknown]) => HEADER_NAME.test(name) && typeof value === 'string' && value.length <= 4096 && HEADER_VALUE.test(value);
-      if (headers !== undefined && (typeof headers !== 'object' || headers === null || Object.keys(headers).length > 50 || !Object.entries(headers).every(fit))) {
-        errors.push({ field: `${at}.target.headers`, message: 'at most 50 headers, each a token name and a value of up to 4096 printable ASCII characters' });
+      const fit = ([name, value]: [string, unknown]) =>
+        HEADER_NAME.test(name) && typeof value === 'string' && value.length <= 4096 && HEADER_VALUE.test(value);
+      if (
+        headers !== undefined &&
+        (typeof headers !== 'object' ||
+          headers === null ||
+          Object.keys(headers).length > 50 ||
+          !Object.entries(headers).every(fit))
+      ) {
+        errors.push({
+          field: `${at}.target.headers`,
+          message: 'at most 50 headers, each a token name and a value of up to 4096 printable ASCII characters',
+        });
       }
     } else if (target.kind === 'amqp') {
-      if (typeof target.url !== 'string' || !/^amqps?:\/\//.test(target.url)) errors.push({ field: `${at}.target.url`, message: 'an amqp target needs an amqp(s) url' });
-      if (typeof target.queue !== 'string' || target.queue.length === 0 || target.queue.length > 255) errors.push({ field: `${at}.target.queue`, message: 'an amqp target needs a queue of up to 255 characters' });
+      if (typeof target.url !== 'string' || !/^amqps?:\/\//.test(target.url))
+        errors.push({ field: `${at}.target.url`, message: 'an amqp target needs an amqp(s) url' });
+      if (typeof target.queue !== 'string' || target.queue.length === 0 || target.queue.length > 255)
+        errors.push({ field: `${at}.target.queue`, message: 'an amqp target needs a queue of up to 255 characters' });
     } else {
       errors.push({ field: `${at}.target.kind`, message: 'kind must be http or amqp' });
     }
   });
-  world.webhooks?.statusMappings?.forEach((mapping, i) => references(errors, `webhooks.statusMappings[${i}].partnerId`, mapping.partnerId, partners, 'partner'));
-  world.webhooks?.blacklists?.forEach((entry, i) => references(errors, `webhooks.blacklists[${i}].partnerId`, entry.partnerId, partners, 'partner'));
+  world.webhooks?.statusMappings?.forEach((mapping, i) =>
+    references(errors, `webhooks.statusMappings[${i}].partnerId`, mapping.partnerId, partners, 'partner'),
+  );
+  world.webhooks?.blacklists?.forEach((entry, i) =>
+    references(errors, `webhooks.blacklists[${i}].partnerId`, entry.partnerId, partners, 'partner'),
+  );
   if (stored && world.models?.length) {
     const after = referencesAfterLoad(world, stored);
     const known = { manufacturer: after.manufacturers, productType: after.productTypes };
@@ -540,7 +715,10 @@ export function validateWorld(input: unknown, stored?: StoredReferences): WorldE
       for (const field of ['manufacturer', 'productType'] as const) {
         if (!findNamed(known[field], model[field])) {
           const what = field === 'manufacturer' ? 'manufacturer' : 'product type';
-          errors.push({ field: `models[${i}].${field}`, message: `${what} ${JSON.stringify(model[field])} is neither in the file nor in the catalog` });
+          errors.push({
+            field: `models[${i}].${field}`,
+            message: `${what} ${JSON.stringify(model[field])} is neither in the file nor in the catalog`,
+          });
         }
       }
     });
@@ -548,7 +726,48 @@ export function validateWorld(input: unknown, stored?: StoredReferences): WorldE
   return errors;
 }
 
-/** Which service loads each part of a world (`list.key`: a key inside the entries of a list). */
+/**
+ * A simulated provider acts through an account of its own and posts the status keys and the
+ * invoice status of its life, so its entry names them: the file's own entries are what is
+ * checked, as for every other cross-reference.
+ */
+function checkSimulation(errors: WorldError[], world: World, provider: WorldProvider, at: string): void {
+  const simulation = provider.simulated;
+  if (!simulation) return;
+  const account = world.accounts?.find((entry) => entry.id === simulation.accountId);
+  if (!account)
+    errors.push({ field: `${at}.simulated.accountId`, message: `account ${simulation.accountId} is not in the world` });
+  else if (account.role !== 'provider' || account.providerId !== provider.id)
+    errors.push({
+      field: `${at}.simulated.accountId`,
+      message: `account ${simulation.accountId} is not an account of provider ${provider.id}`,
+    });
+  for (const [step, delay] of Object.entries(simulation.delays ?? {})) {
+    const ms = millisecondsOf(delay ?? '');
+    if (ms === null || ms > SIMULATION_LONGEST_DELAY_MS)
+      errors.push({
+        field: `${at}.simulated.delays.${step}`,
+        message: 'must be a duration of at most 30d, such as 0, 500ms, 30s, 5m, 2h or 1d',
+      });
+  }
+  const keys = new Set((provider.statusKeys ?? []).map((status) => status.key));
+  const missing = Object.values(SIMULATION_STATUS_KEYS).filter((key) => !keys.has(key));
+  if (missing.length)
+    errors.push({
+      field: `${at}.statusKeys`,
+      message: `a simulated provider lists the status keys its cases go through; missing: ${missing.join(', ')}`,
+    });
+  if (!provider.invoiceStatuses?.some((status) => status.key === SIMULATION_INVOICE_STATUS && status.sendToClient))
+    errors.push({
+      field: `${at}.invoiceStatuses`,
+      message: `a simulated provider lists the invoice status "${SIMULATION_INVOICE_STATUS}" with sendToClient true, which its invoices take`,
+    });
+}
+
+/**
+ * Which service loads each part of a world (`list.key`: a key inside the entries of a list;
+ * `object.key`: a key of an object whose parts have different owners).
+ */
 export const WORLD_PART_OWNERS: Record<string, string> = {
   partners: 'catalog',
   providers: 'catalog',
@@ -561,23 +780,33 @@ export const WORLD_PART_OWNERS: Record<string, string> = {
   shippingMethods: 'catalog',
   competences: 'routing',
   models: 'models',
-  webhooks: 'webhooks',
+  'webhooks.subscriptions': 'webhooks',
+  // How a partner sees status keys is reference data: its reads must not need the webhooks service.
+  'webhooks.statusMappings': 'catalog',
+  'webhooks.blacklists': 'catalog',
   'providers.statusKeys': 'booking',
   tags: 'booking',
   'providers.invoiceStatuses': 'invoicing',
+  'providers.simulated': 'sandbox',
 };
 
-/** The parts a world fills: top-level keys with content, and the nested parts any entry sets. */
+/**
+ * The parts a world fills: top-level keys with content, the nested parts any entry of a list
+ * sets, and the keys an object of separately owned parts sets (in place of the object).
+ */
 export function worldKeysPresent(world: World): string[] {
   const record = world as Record<string, unknown>;
   const keys = Object.keys(record).filter((key) => {
     const value = record[key];
-    return value !== undefined && value !== null && !(Array.isArray(value) && value.length === 0);
+    return (
+      key in WORLD_PART_OWNERS && value !== undefined && value !== null && !(Array.isArray(value) && value.length === 0)
+    );
   });
   for (const part of Object.keys(WORLD_PART_OWNERS).filter((key) => key.includes('.'))) {
-    const [list, inner] = part.split('.');
-    const entries = record[list];
-    if (Array.isArray(entries) && entries.some((entry) => entry && (entry as Record<string, unknown>)[inner] !== undefined)) keys.push(part);
+    const [outer, inner] = part.split('.');
+    const value = record[outer];
+    const sets = (entry: unknown) => Boolean(entry) && (entry as Record<string, unknown>)[inner] !== undefined;
+    if (Array.isArray(value) ? value.some(sets) : sets(value)) keys.push(part);
   }
   return keys;
 }

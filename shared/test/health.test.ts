@@ -33,7 +33,9 @@ it("serves this process's metrics in the Prometheus format, the calls it served 
   const res = await fetch(`${base}/metrics`);
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
-  expect(sample(await res.text(), 'moleculer_request_total', { action: 'catalog.provider', nodeID: hub.broker.nodeID })).toBe(1);
+  expect(
+    sample(await res.text(), 'moleculer_request_total', { action: 'catalog.provider', nodeID: hub.broker.nodeID }),
+  ).toBe(1);
 });
 
 it('is not ready while the broker starts or the transporter is down', async () => {

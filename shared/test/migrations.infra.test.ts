@@ -24,7 +24,9 @@ afterAll(async () => {
 });
 
 it('migrates a schema once when several instances start at the same moment', async () => {
-  const outcomes = await Promise.allSettled(instances.map((instance) => migrateSchema(instance, 'booking', BOOKING_MIGRATIONS)));
+  const outcomes = await Promise.allSettled(
+    instances.map((instance) => migrateSchema(instance, 'booking', BOOKING_MIGRATIONS)),
+  );
   expect(outcomes.filter((outcome) => outcome.status === 'rejected')).toEqual([]);
 
   const { knex } = instances[0];

@@ -4,8 +4,20 @@
  * acknowledges it; a relay backing off from a missing sink tries again as soon as the sink joins.
  */
 import path from 'node:path';
-import type { Context, Service, ServiceBroker, ServiceSchema } from 'moleculer';
-import { createHubBroker, DbMixin, type DbService, type DomainEvent, type OutboxDbService, inTransaction, loadConfig, OUTBOX_SETTINGS, OutboxMixin, pendingEventCount, writeEvent } from '../src';
+import type { Context, ServiceBroker, ServiceSchema } from 'moleculer';
+import {
+  createHubBroker,
+  DbMixin,
+  type DbService,
+  type DomainEvent,
+  type OutboxDbService,
+  inTransaction,
+  loadConfig,
+  OUTBOX_SETTINGS,
+  OutboxMixin,
+  pendingEventCount,
+  writeEvent,
+} from '../src';
 import { waitFor } from '../../test/support/hub';
 
 const received: DomainEvent[] = [];
@@ -33,7 +45,12 @@ beforeAll(async () => {
       async write(this: OutboxDbService, ctx: Context<{ text: string; fail?: boolean }>) {
         await inTransaction(this.db.knex, async (trx) => {
           await trx('probe.notes').insert({ text: ctx.params.text });
-          await writeEvent(trx, 'probe', { type: 'note.written', caseGuid: null, audience: { partnerId: 1 }, payload: { text: ctx.params.text } });
+          await writeEvent(trx, 'probe', {
+            type: 'note.written',
+            caseGuid: null,
+            audience: { partnerId: 1 },
+            payload: { text: ctx.params.text },
+          });
           if (ctx.params.fail) throw new Error('rolled back');
         });
         this.relayOutbox();
@@ -52,7 +69,13 @@ function pending() {
 it('relays a committed event with its id, type, audience and payload', async () => {
   await broker.call('probe.write', { text: 'first' });
   await waitFor(() => received.length === 1, 'the event at the sink');
-  expect(received[0]).toMatchObject({ type: 'note.written', source: 'probe', audience: { partnerId: 1 }, payload: { text: 'first' }, caseGuid: null });
+  expect(received[0]).toMatchObject({
+    type: 'note.written',
+    source: 'probe',
+    audience: { partnerId: 1 },
+    payload: { text: 'first' },
+    caseGuid: null,
+  });
   expect(received[0].id).toMatch(/^[0-9a-f-]{36}$/);
   await waitFor(async () => (await pending()) === 0, 'the event marked published');
 });
@@ -78,7 +101,7 @@ it('keeps events while the sink fails and delivers them, in order, once it answe
 it('relays at once when the missing sink joins, not after its backoff', async () => {
   received.length = 0;
   OUTBOX_SETTINGS.maxBackoffMs = 600_000;
-  await broker.destroyService(broker.getLocalService('webhooks') as Service);
+  await broker.destroyService(broker.getLocalService('webhooks'));
   const relay = (broker.getLocalService('probe') as unknown as { outboxRelay: { nextAttemptAt: number } }).outboxRelay;
   let written = 0;
   // Each write nudges the relay, which fails and doubles its backoff.

@@ -1,6 +1,16 @@
-import { caseForPartner, hiddenProviderKeys, notifiableKeys, partnerKeyOf, providerKeysOf, type StatusRules } from '../src';
+import {
+  caseForPartner,
+  hiddenProviderKeys,
+  notifiableKeys,
+  partnerKeyOf,
+  providerKeysOf,
+  type StatusRules,
+} from '../src';
 
-const rules: StatusRules = { mappings: { in_repair: 'repairing', awaiting_parts: 'repairing', done: 'final' }, blacklist: ['diagnosed', 'final'] };
+const rules: StatusRules = {
+  mappings: { in_repair: 'repairing', awaiting_parts: 'repairing', done: 'final' },
+  blacklist: ['diagnosed', 'final'],
+};
 const status = (key: string) => ({ key, name: key });
 
 describe('partner status view', () => {
@@ -19,7 +29,11 @@ describe('partner status view', () => {
   });
 
   it('finds the provider keys a partner key stands for', () => {
-    expect(providerKeysOf(rules, 'repairing', ['arrived', 'in_repair', 'awaiting_parts']).sort()).toEqual(['awaiting_parts', 'in_repair', 'repairing']);
+    expect(providerKeysOf(rules, 'repairing', ['arrived', 'in_repair', 'awaiting_parts']).sort()).toEqual([
+      'awaiting_parts',
+      'in_repair',
+      'repairing',
+    ]);
     expect(providerKeysOf(rules, 'arrived', ['arrived'])).toEqual(['arrived']);
     expect(providerKeysOf(rules, 'in_repair', ['in_repair'])).toEqual([]);
     expect(providerKeysOf(rules, 'diagnosed', ['diagnosed'])).toEqual([]);
@@ -27,15 +41,34 @@ describe('partner status view', () => {
   });
 
   it('shows the last visible status as current', () => {
-    const found = { caseStatuses: [status('registered'), status('in_repair'), status('diagnosed')], currentStatus: 'diagnosed' };
+    const found = {
+      caseStatuses: [status('registered'), status('in_repair'), status('diagnosed')],
+      currentStatus: 'diagnosed',
+    };
     const seen = caseForPartner(found, rules);
     expect(seen.caseStatuses.map((entry) => entry.key)).toEqual(['registered', 'repairing']);
     expect(seen.currentStatus).toBe('repairing');
-    expect(caseForPartner({ caseStatuses: [status('diagnosed')], currentStatus: 'diagnosed' }, rules).currentStatus).toBeNull();
+    expect(
+      caseForPartner({ caseStatuses: [status('diagnosed')], currentStatus: 'diagnosed' }, rules).currentStatus,
+    ).toBeNull();
     expect(caseForPartner(found, null)).toBe(found);
   });
 
   it('lists each notifiable partner key once, in the provider order', () => {
-    expect(notifiableKeys(['registered', 'in_repair', 'awaiting_parts', 'diagnosed', 'done'].map(status), rules)).toEqual([status('registered'), { key: 'repairing', name: 'in_repair' }]);
+    expect(
+      notifiableKeys(['registered', 'in_repair', 'awaiting_parts', 'diagnosed', 'done'].map(status), rules),
+    ).toEqual([status('registered'), { key: 'repairing', name: 'in_repair' }]);
+  });
+
+  it("keeps the rest of each key's record, the first one's for a partner key several map to", () => {
+    const described = (key: string, smsAvailable: boolean) => ({
+      key,
+      name: key,
+      description: `${key}!`,
+      smsAvailable,
+    });
+    expect(notifiableKeys([described('in_repair', true), described('awaiting_parts', false)], rules)).toEqual([
+      { key: 'repairing', name: 'in_repair', description: 'in_repair!', smsAvailable: true },
+    ]);
   });
 });

@@ -33,7 +33,13 @@ describe('access', () => {
     expect((await hub.request('GET', '/api/admin/overview', { token: DEMO_TOKENS.nrc })).status).toBe(403);
     const res = await hub.request('GET', '/api/admin/overview', { token: DEMO_TOKENS.admin });
     expect(res.status).toBe(200);
-    expect(res.body.services.map((service: { name: string }) => service.name)).toEqual(['booking', 'catalog', 'gateway', 'messaging', 'routing']);
+    expect(res.body.services.map((service: { name: string }) => service.name)).toEqual([
+      'booking',
+      'catalog',
+      'gateway',
+      'messaging',
+      'routing',
+    ]);
     expect(res.body.outbox).toEqual([
       { service: 'booking', pending: 0 },
       { service: 'messaging', pending: 0 },
@@ -49,14 +55,17 @@ describeInBrowser('console page', () => {
     browser = await launchBrowser();
     // An event no webhooks service takes: it waits in the booking outbox.
     const { knex } = await databaseOf(hub.broker);
-    await knex.transaction((trx) => writeEvent(trx, 'booking', { type: 'case.created', audience: { partnerId: 1 }, payload: {} }));
+    await knex.transaction((trx) =>
+      writeEvent(trx, 'booking', { type: 'case.created', audience: { partnerId: 1 }, payload: {} }),
+    );
   });
   afterAll(() => browser?.close());
 
   it('shows nodes, services, outbox backlog and webhook state', async () => {
     const page = await browser.context.newPage();
     await page.goto(`${hub.url}/console?accessToken=${DEMO_TOKENS.admin}`);
-    await page.locator('#outbox tbody tr').first().waitFor();
+    // The sections fill one after another; the time stamp is written once all of them are drawn.
+    await page.locator('#updated', { hasText: 'updated' }).waitFor();
 
     const nodeId = hub.broker.nodeID;
     expect(await page.locator('#nodes tbody').innerText()).toContain(nodeId);
@@ -75,12 +84,40 @@ describeInBrowser('console page', () => {
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'hub-console-')), 'console.png');
     const shot = await page.screenshot({ path: file, fullPage: true });
     expect(shot.subarray(1, 4).toString()).toBe('PNG');
-    const pageHeight = await page.evaluate(() => document.documentElement.scrollHeight);
+    const pageHeight = await page.evaluate<number>('document.documentElement.scrollHeight');
     for (const selector of ['header h1', '#nodes', '#services', '#outbox', '#receivers', '#dead-letters']) {
       const box = await page.locator(selector).boundingBox();
-      expect({ selector, visible: Boolean(box && box.width > 100 && box.height > 10 && box.y + box.height <= pageHeight) }).toEqual({ selector, visible: true });
+      expect({
+        selector,
+        visible: Boolean(box && box.width > 100 && box.height > 10 && box.y + box.height <= pageHeight),
+      }).toEqual({ selector, visible: true });
       expect((await page.locator(selector).screenshot()).length).toBeGreaterThan(500);
     }
+    await page.close();
+  });
+
+  it('shows storage per table and when each retention rule last ran', async () => {
+    await hub.broker.call('booking.runRetention');
+    const page = await browser.context.newPage();
+    await page.goto(`${hub.url}/console?accessToken=${DEMO_TOKENS.admin}`);
+    const outbox = page.locator('#storage tr[data-table="booking.outbox"]');
+    await outbox.waitFor();
+    const cells = (await outbox.locator('td').allInnerTexts()).map((cell) => cell.trim());
+    expect(cells.slice(0, 3)).toEqual(['booking', 'booking.outbox', '1']);
+    expect(cells[3]).toMatch(/^\d+(\.\d)? (B|kB|MB)$/);
+    expect(cells[4]).toMatch(/^\d{4}-\d\d-\d\dT.*\(\d+ (s|min) old\)$/);
+    const tables = await page.locator('#storage tbody tr td:first-child').allInnerTexts();
+    expect([...new Set(tables)]).toEqual(['booking', 'catalog', 'messaging', 'routing']);
+    const relayed = page.locator('#retention tr[data-rule="booking: relayed events"]');
+    const rule = (await relayed.locator('td').allInnerTexts()).map((cell) => cell.trim());
+    expect(rule.slice(0, 3)).toEqual(['booking', 'relayed events (booking.outbox)', '7 d']);
+    expect(Date.parse(rule[3])).not.toBeNaN();
+    expect(rule.slice(4)).toEqual(['0', '0']);
+    // Messaging's job has not run yet.
+    const messaging = page.locator('#retention tr[data-rule="messaging: relayed events"] td:nth-child(4)');
+    expect(await messaging.innerText()).toBe('not yet');
+    const box = await page.locator('#storage').boundingBox();
+    expect(box && box.width > 100 && box.height > 10).toBe(true);
     await page.close();
   });
 
@@ -121,16 +158,34 @@ describeInBrowser('console page with webhooks', () => {
     });
     expect(created.status).toBe(200);
     const subscriptionId = created.body.data.id as number;
-    await hooks.broker.call('webhooks.ingest', { events: [domainEvent('message.created', { partnerId: 2 }, { message: { id: 1 } })] });
-    await waitFor(async () => (await hooks.request('GET', `/api/admin/webhooks/deliveries?state=dead&subscriptionId=${subscriptionId}`, { token: DEMO_TOKENS.admin })).body.data.length === 1, 'the dead letter');
+    await hooks.broker.call('webhooks.ingest', {
+      events: [domainEvent('message.created', { partnerId: 2 }, { message: { id: 1 } })],
+    });
+    await waitFor(
+      async () =>
+        (
+          await hooks.request('GET', `/api/admin/webhooks/deliveries?state=dead&subscriptionId=${subscriptionId}`, {
+            token: DEMO_TOKENS.admin,
+          })
+        ).body.data.length === 1,
+      'the dead letter',
+    );
 
     const overview = await hooks.request('GET', '/api/admin/overview?hours=6', { token: DEMO_TOKENS.admin });
     expect(overview.status).toBe(200);
     expect(overview.body.webhooks.totals).toEqual({ pending: 0, failing: 0, dead: 1 });
-    const health = overview.body.webhooks.receivers.find((entry: { subscriptionId: number }) => entry.subscriptionId === subscriptionId);
+    const health = overview.body.webhooks.receivers.find(
+      (entry: { subscriptionId: number }) => entry.subscriptionId === subscriptionId,
+    );
     expect(health).toMatchObject({ state: 'active', pending: 0, failing: 0, dead: 1, target: `${receiver.url}/hook` });
     expect(health.hourly).toHaveLength(6);
-    const attempts = health.hourly.reduce((sum: { ok: number; failed: number }, bucket: { succeeded: number; failed: number }) => ({ ok: sum.ok + bucket.succeeded, failed: sum.failed + bucket.failed }), { ok: 0, failed: 0 });
+    const attempts = health.hourly.reduce(
+      (sum: { ok: number; failed: number }, bucket: { succeeded: number; failed: number }) => ({
+        ok: sum.ok + bucket.succeeded,
+        failed: sum.failed + bucket.failed,
+      }),
+      { ok: 0, failed: 0 },
+    );
     expect(attempts).toEqual({ ok: 0, failed: 2 });
     const metrics = (await hooks.request('GET', '/metrics')).body as string;
     expect(metrics).toMatch(/^hub_webhooks_deliveries\{.*state="dead".*\} 1$/m);
@@ -144,11 +199,24 @@ describeInBrowser('console page with webhooks', () => {
     const dead = page.locator('#dead-letters tbody tr[data-delivery]');
     expect(await dead.count()).toBe(1);
     expect(await dead.innerText()).toContain('message.created');
-    await page.screenshot({ path: path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'hub-console-')), 'console-webhooks.png'), fullPage: true });
+    await page.screenshot({
+      path: path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'hub-console-')), 'console-webhooks.png'),
+      fullPage: true,
+    });
 
     failing = false;
     await dead.locator('button.redeliver').click();
-    await waitFor(async () => (await hooks.request('GET', `/api/admin/webhooks/deliveries?state=succeeded&subscriptionId=${subscriptionId}`, { token: DEMO_TOKENS.admin })).body.data.length === 1, 'the redelivery');
+    await waitFor(
+      async () =>
+        (
+          await hooks.request(
+            'GET',
+            `/api/admin/webhooks/deliveries?state=succeeded&subscriptionId=${subscriptionId}`,
+            { token: DEMO_TOKENS.admin },
+          )
+        ).body.data.length === 1,
+      'the redelivery',
+    );
     await page.locator('#refresh').click();
     await page.locator('#dead-letters tbody td.empty').waitFor();
     expect(await page.locator('#dead-letters tbody').innerText()).toBe('no dead letters');

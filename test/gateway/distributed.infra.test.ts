@@ -9,7 +9,17 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import knexFactory from 'knex';
 import { createServerDatabase, DEMO_TOKENS, httpRequest, waitFor } from '../support/hub';
-import { clusterEnv, demoWorldFor, freePort, openRepl, runHub, spawnHub, waitForOk, writeWorldFile, type HubProcess } from '../support/processes';
+import {
+  clusterEnv,
+  demoWorldFor,
+  freePort,
+  openRepl,
+  runHub,
+  spawnHub,
+  waitForOk,
+  writeWorldFile,
+  type HubProcess,
+} from '../support/processes';
 import { sample } from '../support/prometheus';
 
 let database: { url: string; drop(): Promise<void> };
@@ -21,7 +31,13 @@ let baseUrl: string;
 /** Where the catalog process serves its health and metrics endpoints (HEALTH_PORT). */
 let catalogOps: string;
 
-type ZipkinSpan = { traceId: string; id: string; parentId: string | null; name: string; localEndpoint: { serviceName: string | null } };
+type ZipkinSpan = {
+  traceId: string;
+  id: string;
+  parentId: string | null;
+  name: string;
+  localEndpoint: { serviceName: string | null };
+};
 /** Spans the processes sent, as a Zipkin collector receives them. */
 const spans: ZipkinSpan[] = [];
 const zipkin = http.createServer((req, res) => {
@@ -40,7 +56,13 @@ beforeAll(async () => {
   const catalogOpsPort = await freePort();
   catalogOps = `http://127.0.0.1:${catalogOpsPort}`;
   ({ env, baseUrl } = await clusterEnv(database.url, { RATE_LIMIT_PER_MINUTE: '40' }));
-  catalog = spawnHub(['start'], { ...env, ...tracing, SERVICES: 'catalog', NODE_ID: 'catalog-1', HEALTH_PORT: String(catalogOpsPort) });
+  catalog = spawnHub(['start'], {
+    ...env,
+    ...tracing,
+    SERVICES: 'catalog',
+    NODE_ID: 'catalog-1',
+    HEALTH_PORT: String(catalogOpsPort),
+  });
   routing = spawnHub(['start'], { ...env, ...tracing, SERVICES: 'routing', NODE_ID: 'routing-1' });
   // At info level for the request log lines.
   gateway = spawnHub(['start'], { ...env, ...tracing, SERVICES: 'gateway', NODE_ID: 'gateway-1', LOG_LEVEL: 'info' });
@@ -48,10 +70,16 @@ beforeAll(async () => {
   expect(loaded.output).toContain('Loaded');
   expect(loaded.code).toBe(0);
   // What compose's world container runs on every `up`: a hub with a world keeps it.
-  const again = await runHub(['world', 'load', writeWorldFile(demoWorldFor(['catalog', 'routing'])), '--if-empty'], env);
+  const again = await runHub(
+    ['world', 'load', writeWorldFile(demoWorldFor(['catalog', 'routing'])), '--if-empty'],
+    env,
+  );
   expect(again.output).toContain('holds a world already');
   expect(again.code).toBe(0);
-  await waitForOk(baseUrl, '/api/v3/provider?id=10', 'the gateway to reach the catalog', { token: DEMO_TOKENS.nrc, timeoutMs: 30_000 });
+  await waitForOk(baseUrl, '/api/v3/provider?id=10', 'the gateway to reach the catalog', {
+    token: DEMO_TOKENS.nrc,
+    timeoutMs: 30_000,
+  });
 });
 
 afterAll(async () => {
@@ -73,9 +101,17 @@ it('serves a call through the gateway process from the catalog process, with acc
 });
 
 it('routes a case across three processes: gateway, routing and the catalog it asks', async () => {
-  const res = await httpRequest(baseUrl, 'GET', '/api/v3/routing?originatorType=private&bookingType=companyToPrivate&serviceType=2&manufacturer=Apple&productType=1&serviceLocation=1&clientPostalCode=0150', { token: DEMO_TOKENS.elkjop });
+  const res = await httpRequest(
+    baseUrl,
+    'GET',
+    '/api/v3/routing?originatorType=private&bookingType=companyToPrivate&serviceType=2&manufacturer=Apple&productType=1&serviceLocation=1&clientPostalCode=0150',
+    { token: DEMO_TOKENS.elkjop },
+  );
   expect(res.status).toBe(200);
-  expect(res.body).toMatchObject({ servicePartner: { id: 1 }, serviceProvider: { id: 10, name: 'Nordic Repair Center' } });
+  expect(res.body).toMatchObject({
+    servicePartner: { id: 1 },
+    serviceProvider: { id: 10, name: 'Nordic Repair Center' },
+  });
 });
 
 it('reports ready with the transporter connected', async () => {
@@ -85,7 +121,10 @@ it('reports ready with the transporter connected', async () => {
 });
 
 it('creates an account with the CLI, whose token works at once through the gateway', async () => {
-  const created = await runHub(['account', 'create', '--name', 'CLI partner key', '--role', 'partner', '--partner-id', '3'], env);
+  const created = await runHub(
+    ['account', 'create', '--name', 'CLI partner key', '--role', 'partner', '--partner-id', '3'],
+    env,
+  );
   expect(created.code).toBe(0);
   const token = created.output.trim().split('\n').pop()!;
   expect(token).toMatch(/^hub_[\w-]{43}$/);
@@ -111,15 +150,23 @@ it('limits requests per token in Redis and answers 429 with Retry-After', async 
 
 it('counts the calls a service serves in its own process, on its HEALTH_PORT /metrics', async () => {
   const catalogMetrics = async () => (await httpRequest(catalogOps, 'GET', '/metrics')).body as string;
-  const served = async () => sample(await catalogMetrics(), 'moleculer_request_total', { action: 'catalog.provider', nodeID: 'catalog-1' }) ?? 0;
+  const served = async () =>
+    sample(await catalogMetrics(), 'moleculer_request_total', { action: 'catalog.provider', nodeID: 'catalog-1' }) ?? 0;
   const before = await served();
-  for (let i = 0; i < 3; i++) expect((await httpRequest(baseUrl, 'GET', '/api/v3/provider?id=10', { token: DEMO_TOKENS.nrc })).status).toBe(200);
+  for (let i = 0; i < 3; i++)
+    expect((await httpRequest(baseUrl, 'GET', '/api/v3/provider?id=10', { token: DEMO_TOKENS.nrc })).status).toBe(200);
   expect(await served()).toBe(before + 3);
-  expect(sample(await catalogMetrics(), 'moleculer_request_time_count', { action: 'catalog.provider', nodeID: 'catalog-1' })).toBe(before + 3);
+  expect(
+    sample(await catalogMetrics(), 'moleculer_request_time_count', { action: 'catalog.provider', nodeID: 'catalog-1' }),
+  ).toBe(before + 3);
   // The gateway's own /metrics counts the calls it makes, under its own node id.
   const gatewayMetrics = (await httpRequest(baseUrl, 'GET', '/metrics')).body as string;
-  expect(sample(gatewayMetrics, 'moleculer_request_total', { action: 'catalog.provider', nodeID: 'catalog-1' })).toBeUndefined();
-  expect(sample(gatewayMetrics, 'moleculer_request_total', { action: 'catalog.provider', nodeID: 'gateway-1' })).toBeGreaterThanOrEqual(3);
+  expect(
+    sample(gatewayMetrics, 'moleculer_request_total', { action: 'catalog.provider', nodeID: 'catalog-1' }),
+  ).toBeUndefined();
+  expect(
+    sample(gatewayMetrics, 'moleculer_request_total', { action: 'catalog.provider', nodeID: 'gateway-1' }),
+  ).toBeGreaterThanOrEqual(3);
 });
 
 it("logs a service's failure in that service's process, with the request id of the call", async () => {
@@ -145,7 +192,10 @@ it("logs a service's failure in that service's process, with the request id of t
       svc: 'catalog',
       message: expect.stringMatching(/^Action 'catalog\.listAccounts' failed: .*accounts/s),
     });
-    await waitFor(() => linesOf(gateway).some((line) => line.requestId === requestId && line.msg === 'request'), "the gateway's request line");
+    await waitFor(
+      () => linesOf(gateway).some((line) => line.requestId === requestId && line.msg === 'request'),
+      "the gateway's request line",
+    );
   } finally {
     await knex.raw('alter table catalog.accounts_away rename to accounts');
     await knex.destroy();
@@ -154,27 +204,41 @@ it("logs a service's failure in that service's process, with the request id of t
 
 it("traces a request over three processes: each span carries the request id as trace id, each child its caller's span id", async () => {
   const requestId = randomUUID();
-  const res = await httpRequest(baseUrl, 'GET', '/api/v3/routing?originatorType=private&bookingType=companyToPrivate&serviceType=2&manufacturer=Apple&productType=1&serviceLocation=1&clientPostalCode=0150', {
-    token: DEMO_TOKENS.elkjop,
-    headers: { 'X-Request-Id': requestId },
-  });
+  const res = await httpRequest(
+    baseUrl,
+    'GET',
+    '/api/v3/routing?originatorType=private&bookingType=companyToPrivate&serviceType=2&manufacturer=Apple&productType=1&serviceLocation=1&clientPostalCode=0150',
+    {
+      token: DEMO_TOKENS.elkjop,
+      headers: { 'X-Request-Id': requestId },
+    },
+  );
   expect(res.status).toBe(200);
   const traceId = requestId.replace(/-/g, '');
   const traced = () => spans.filter((span) => span.traceId === traceId);
   const servicesTraced = () => new Set(traced().map((span) => span.localEndpoint.serviceName));
   // Each process sends its spans every few seconds.
-  await waitFor(() => ['gateway', 'routing', 'catalog'].every((name) => servicesTraced().has(name)), 'spans from all three processes', 30_000);
+  await waitFor(
+    () => ['gateway', 'routing', 'catalog'].every((name) => servicesTraced().has(name)),
+    'spans from all three processes',
+    30_000,
+  );
   const ids = new Map(traced().map((span) => [span.id, span]));
   const route = traced().find((span) => span.name === "action 'routing.route'")!;
   const bookingReference = traced().find((span) => span.name === "action 'catalog.bookingReference'")!;
   expect(ids.get(bookingReference.parentId!)?.localEndpoint.serviceName).toBe('routing');
   // Token lookups are part of their request's trace, and no span carries a token.
-  const gatewayTraces = new Set(spans.filter((span) => span.localEndpoint.serviceName === 'gateway').map((span) => span.traceId));
-  expect(spans.some((span) => span.name === "action 'catalog.resolveToken'" && gatewayTraces.has(span.traceId))).toBe(true);
+  const gatewayTraces = new Set(
+    spans.filter((span) => span.localEndpoint.serviceName === 'gateway').map((span) => span.traceId),
+  );
+  expect(spans.some((span) => span.name === "action 'catalog.resolveToken'" && gatewayTraces.has(span.traceId))).toBe(
+    true,
+  );
   expect(JSON.stringify(spans)).not.toMatch(/demo-(admin|partner|provider)-/);
   // The gateway's span is an ancestor of routing's.
   let ancestor = ids.get(route.parentId!);
-  while (ancestor && ancestor.localEndpoint.serviceName !== 'gateway') ancestor = ancestor.parentId ? ids.get(ancestor.parentId) : undefined;
+  while (ancestor && ancestor.localEndpoint.serviceName !== 'gateway')
+    ancestor = ancestor.parentId ? ids.get(ancestor.parentId) : undefined;
   expect(ancestor).toBeDefined();
 });
 
@@ -182,7 +246,8 @@ it('opens the REPL on the running cluster: its nodes and services, and a call se
   const repl = await openRepl(env);
   try {
     const nodes = await repl.run('nodes', /gateway-1/);
-    for (const node of ['catalog-1', 'routing-1', 'gateway-1']) expect(nodes).toMatch(new RegExp(`${node}[^\\n]*ONLINE`));
+    for (const node of ['catalog-1', 'routing-1', 'gateway-1'])
+      expect(nodes).toMatch(new RegExp(`${node}[^\\n]*ONLINE`));
     const services = await repl.run('services', /routing[^\n]*OK/);
     expect(services).toMatch(/║ catalog +│[^\n]*OK/);
     // The REPL's own node runs no hub service: the call crosses NATS to catalog-1.

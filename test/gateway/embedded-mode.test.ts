@@ -32,7 +32,10 @@ it('loads the demo world on the first start, keeps data across a restart, and al
   const first = await startHubProcess();
   await waitFor(() => first.output().includes('Demo tokens'), 'the demo tokens to be printed', 30_000);
   expect(first.output()).toMatch(/initial world|World loaded without/);
-  const created = await httpRequest(baseUrl, 'POST', '/api/admin/accounts', { token: DEMO_TOKENS.admin, body: { name: 'Kept key', role: 'provider', providerId: 20 } });
+  const created = await httpRequest(baseUrl, 'POST', '/api/admin/accounts', {
+    token: DEMO_TOKENS.admin,
+    body: { name: 'Kept key', role: 'provider', providerId: 20 },
+  });
   expect(created.status).toBe(200);
   const token = created.body.data.token as string;
 
@@ -55,7 +58,10 @@ it('loads the demo world on the first start, keeps data across a restart, and al
   }
 
   // Stopped: the CLI may open the directory itself now.
-  const loaded = await runHub(['account', 'create', '--name', 'Offline key', '--role', 'partner', '--partner-id', '1'], env);
+  const loaded = await runHub(
+    ['account', 'create', '--name', 'Offline key', '--role', 'partner', '--partner-id', '1'],
+    env,
+  );
   expect(loaded.code).toBe(0);
   expect(loaded.output).toMatch(/Created account \d+/);
 }, 240_000);

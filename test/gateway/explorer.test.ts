@@ -40,7 +40,9 @@ describeInBrowser('API explorer', () => {
       if (!request.url().startsWith(hub.url)) foreign.push(request.url());
     });
     await page.goto(`${hub.url}/api/docs?accessToken=${DEMO_TOKENS.elkjop}`);
-    const operation = page.locator('.opblock-get', { has: page.locator('.opblock-summary-path[data-path="/v3/provider"]') });
+    const operation = page.locator('.opblock-get', {
+      has: page.locator('.opblock-summary-path[data-path="/v3/provider"]'),
+    });
     await operation.locator('.opblock-summary').click();
     await operation.getByRole('button', { name: 'Try it out' }).click();
     await operation.locator('tr[data-param-name="id"] input').fill('20');
@@ -52,7 +54,9 @@ describeInBrowser('API explorer', () => {
     const shownStatus = operation.locator('.live-responses-table tbody .response-col_status').first();
     await shownStatus.waitFor();
     expect((await shownStatus.innerText()).trim()).toMatch(/^200\b/);
-    expect(await operation.locator('.live-responses-table .highlight-code').first().innerText()).toContain('Svea Service Verkstad');
+    expect(await operation.locator('.live-responses-table .highlight-code').first().innerText()).toContain(
+      'Svea Service Verkstad',
+    );
     expect(foreign).toEqual([]);
     await page.close();
   });

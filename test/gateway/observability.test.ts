@@ -18,14 +18,17 @@ describe('metrics', () => {
   afterAll(() => hub.stop());
 
   it('counts requests, errors and latencies per action in the Prometheus format', async () => {
-    for (let i = 0; i < 3; i++) expect((await hub.request('GET', '/api/v3/provider?id=10', { token: DEMO_TOKENS.elkjop })).status).toBe(200);
+    for (let i = 0; i < 3; i++)
+      expect((await hub.request('GET', '/api/v3/provider?id=10', { token: DEMO_TOKENS.elkjop })).status).toBe(200);
     expect((await hub.request('GET', '/api/v3/provider?id=nope', { token: DEMO_TOKENS.elkjop })).status).toBe(400);
     const res = await hub.request('GET', '/metrics');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     const text = res.body as string;
     expect(sample(text, 'moleculer_request_total', { action: 'catalog.provider' })).toBe(4);
-    expect(sample(text, 'moleculer_request_error_total', { action: 'catalog.provider', errorType: 'VALIDATION_ERROR' })).toBe(1);
+    expect(
+      sample(text, 'moleculer_request_error_total', { action: 'catalog.provider', errorType: 'VALIDATION_ERROR' }),
+    ).toBe(1);
     expect(sample(text, 'moleculer_request_time_count', { action: 'catalog.provider' })).toBe(4);
     expect(text).toMatch(/^moleculer_request_time\{.*action="catalog\.provider".*quantile="0\.99".*\} \S+$/m);
   });
@@ -35,13 +38,15 @@ describe('metrics', () => {
     expect(sample(before, 'hub_outbox_backlog', { service: 'booking' })).toBe(0);
     // No webhooks service runs here, so the event waits in the outbox.
     const { knex } = await databaseOf(hub.broker);
-    await knex.transaction((trx) => writeEvent(trx, 'booking', { type: 'case.created', audience: { partnerId: 1 }, payload: {} }));
+    await knex.transaction((trx) =>
+      writeEvent(trx, 'booking', { type: 'case.created', audience: { partnerId: 1 }, payload: {} }),
+    );
     const after = (await hub.request('GET', '/metrics')).body as string;
     expect(sample(after, 'hub_outbox_backlog', { service: 'booking' })).toBe(1);
     expect(sample(after, 'hub_outbox_backlog', { service: 'catalog' })).toBeUndefined();
   });
 
-  it('needs no token and no second port', async () => {
+  it('needs no token and no second port', () => {
     const gateway = hub.broker.getLocalService('gateway') as unknown as { prometheus?: unknown };
     expect(gateway.prometheus).toBeDefined();
     expect((hub.broker.metrics as unknown as { reporter: unknown[] }).reporter).toEqual([]);
@@ -65,10 +70,17 @@ it('logs each request as one JSON line with its request id', async () => {
   const hub = await startTestHub({ services: ['catalog', 'gateway'], env: { LOG_FORMAT: 'json', LOG_LEVEL: 'info' } });
   try {
     const requestId = randomUUID();
-    const res = await hub.request('GET', '/api/v3/provider?id=10', { token: DEMO_TOKENS.elkjop, headers: { 'X-Request-Id': requestId } });
+    const res = await hub.request('GET', '/api/v3/provider?id=10', {
+      token: DEMO_TOKENS.elkjop,
+      headers: { 'X-Request-Id': requestId },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-request-id')).toBe(requestId);
-    const entryFor = () => lines.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line)).find((entry) => entry.requestId === requestId);
+    const entryFor = () =>
+      lines
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line))
+        .find((entry) => entry.requestId === requestId);
     // The line is written when the response has finished, which may be just after the client has it.
     await waitFor(() => entryFor() !== undefined, 'the request log line');
     expect(entryFor()).toMatchObject({
@@ -89,7 +101,10 @@ it("traces a request across services, its spans sharing the request's id as trac
   const hub = await startTestHub({ services: ['catalog', 'routing', 'gateway'], env: { TRACING: 'console' } });
   type Span = { traceID: string; name: string; service?: { name: string } };
   const finished: Span[] = [];
-  const tracer = hub.broker.tracer as unknown as { spanFinished(span: Span): void; exporter: Array<{ spanFinished(span: Span): void }> };
+  const tracer = hub.broker.tracer as unknown as {
+    spanFinished(span: Span): void;
+    exporter: Array<{ spanFinished(span: Span): void }>;
+  };
   // Keep the console exporter quiet; record what it would print.
   for (const exporter of tracer.exporter) exporter.spanFinished = (span) => void finished.push(span);
   try {

@@ -24,7 +24,17 @@ afterAll(async () => {
 
 it('lists every service of the embedded hub as running', async () => {
   const listed = await repl.run('services', /webhooks[^\n]*OK/);
-  for (const service of ['booking', 'catalog', 'cost-proposals', 'gateway', 'invoicing', 'messaging', 'models', 'routing', 'webhooks']) {
+  for (const service of [
+    'booking',
+    'catalog',
+    'cost-proposals',
+    'gateway',
+    'invoicing',
+    'messaging',
+    'models',
+    'routing',
+    'webhooks',
+  ]) {
     expect(listed).toMatch(new RegExp(`║ ${service} +│[^\\n]*OK`));
   }
 });

@@ -8,7 +8,16 @@ import knexFactory, { type Knex } from 'knex';
 import type { ServiceBroker } from 'moleculer';
 import { createHubBroker, loadConfig } from '../../shared/src';
 import { createServerDatabase, DEMO_TOKENS, httpRequest, waitFor } from '../support/hub';
-import { clusterEnv, demoWorldFor, runHub, spawnHub, waitForOk, writeWorldFile, type HubProcess } from '../support/processes';
+import {
+  clusterEnv,
+  demoWorldFor,
+  requestCount,
+  runHub,
+  spawnHub,
+  waitForOk,
+  writeWorldFile,
+  type HubProcess,
+} from '../support/processes';
 import { sample } from '../support/prometheus';
 
 const FIND = '/api/v3/requests/find?trackingId=scaling-test';
@@ -20,13 +29,8 @@ const processes: Record<string, HubProcess> = {};
 /** A node of the test's own on the cluster, to ask each booking node what it served. */
 let observer: ServiceBroker;
 
-/** How many calls of an action a node has served, from its own metrics. */
-async function servedBy(nodeID: string, action: string): Promise<number> {
-  const metrics = (await observer.call('$node.metrics', { includes: ['moleculer.request.total'] }, { nodeID })) as Array<{
-    values: Array<{ labels: { action?: string }; value: number }>;
-  }>;
-  return metrics.flatMap((metric) => metric.values).filter((value) => value.labels.action === action).reduce((sum, value) => sum + value.value, 0);
-}
+/** How many calls of an action a node has served. */
+const servedBy = (nodeID: string, action: string) => requestCount(observer, nodeID, action);
 
 beforeAll(async () => {
   database = await createServerDatabase();
@@ -39,9 +43,15 @@ beforeAll(async () => {
   const loaded = await runHub(['world', 'load', writeWorldFile(demoWorldFor(['catalog', 'booking']))], env);
   expect(loaded.code).toBe(0);
 
-  observer = createHubBroker({ ...loadConfig({ ...env, LOG_LEVEL: 'warn' }), services: [] }, undefined, { nodeID: `observer-${randomBytes(3).toString('hex')}` });
+  observer = createHubBroker({ ...loadConfig({ ...env, LOG_LEVEL: 'warn' }), services: [] }, undefined, {
+    nodeID: `observer-${randomBytes(3).toString('hex')}`,
+  });
   await observer.start();
-  await waitFor(() => ['booking-1', 'booking-2'].every((id) => observer.registry.nodes.get(id)?.available), 'both booking nodes', 60_000);
+  await waitFor(
+    () => ['booking-1', 'booking-2'].every((id) => observer.registry.nodes.get(id)?.available),
+    'both booking nodes',
+    60_000,
+  );
   await waitForOk(baseUrl, FIND, 'the gateway to reach booking', { token: DEMO_TOKENS.elkjop, timeoutMs: 60_000 });
 }, 180_000);
 
@@ -52,7 +62,10 @@ afterAll(async () => {
 });
 
 it('balances calls through the gateway over both booking processes', async () => {
-  const before = { one: await servedBy('booking-1', 'booking.findRequests'), two: await servedBy('booking-2', 'booking.findRequests') };
+  const before = {
+    one: await servedBy('booking-1', 'booking.findRequests'),
+    two: await servedBy('booking-2', 'booking.findRequests'),
+  };
   const calls = 20;
   for (let i = 0; i < calls; i++) {
     const res = await httpRequest(baseUrl, 'GET', FIND, { token: DEMO_TOKENS.elkjop });
@@ -84,7 +97,9 @@ it('finishes an in-flight call when a booking process gets SIGTERM, then leaves 
     await trx.raw('lock table booking.external_requests in access exclusive mode');
     const answer = httpRequest(baseUrl, 'GET', FIND, { token: DEMO_TOKENS.elkjop });
     await waitFor(async () => {
-      const { rows } = await locker.raw("select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%external_requests%'");
+      const { rows } = await locker.raw(
+        "select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%external_requests%'",
+      );
       return rows[0].n > 0;
     }, 'the call to wait on the lock');
 

@@ -26,7 +26,11 @@ const DEMO_CASE_FILE = path.resolve(__dirname, '../../world/demo-case.json');
 export function demoCaseBody(partnerToken: string): Body {
   const body = JSON.parse(fs.readFileSync(DEMO_CASE_FILE, 'utf8')) as Body;
   if (partnerToken !== DEMO_TOKENS.trygg) return body;
-  return { ...body, serviceType: 3, productData: { ...body.productData, insuranceNumber: 'POL-778899', insuranceCompany: 'Trygg Forsikring' } };
+  return {
+    ...body,
+    serviceType: 3,
+    productData: { ...body.productData, insuranceNumber: 'POL-778899', insuranceCompany: 'Trygg Forsikring' },
+  };
 }
 
 /**
@@ -46,7 +50,10 @@ export function caseBody(partnerToken: string, overrides: Body = {}): Body {
 
 /** Books a valid demo case through POST /api/v3/case/create and answers its guid. */
 export async function bookCase(hub: TestHub, partnerToken: string, overrides: Body = {}): Promise<string> {
-  const response = await hub.request('POST', '/api/v3/case/create', { token: partnerToken, body: caseBody(partnerToken, overrides) });
+  const response = await hub.request('POST', '/api/v3/case/create', {
+    token: partnerToken,
+    body: caseBody(partnerToken, overrides),
+  });
   if (response.status !== 200 || typeof response.body?.guid !== 'string') {
     throw new Error(`Booking a demo case failed with ${response.status}: ${JSON.stringify(response.body)}`);
   }
@@ -58,7 +65,11 @@ export async function bookCase(hub: TestHub, partnerToken: string, overrides: Bo
  * that service on a fresh database (`infra`: the Postgres server with NATS and Redis), the
  * service's own knex, and one demo case booked per partner token, in the order given.
  */
-export async function startCaseRecordsHub(service: ServiceName, infra: boolean, partnerTokens: string[]): Promise<{ hub: TestHub; knex: Knex; cases: string[] }> {
+export async function startCaseRecordsHub(
+  service: ServiceName,
+  infra: boolean,
+  partnerTokens: string[],
+): Promise<{ hub: TestHub; knex: Knex; cases: string[] }> {
   const hub = await startTestHub({ services: [...BOOKING_SERVICES, service], infra });
   const knex = (hub.broker.getLocalService(service) as unknown as DbService).db.knex;
   const cases: string[] = [];

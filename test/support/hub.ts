@@ -8,9 +8,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import type { ServiceBroker } from 'moleculer';
+import type { Middleware, ServiceBroker } from 'moleculer';
 import knexFactory from 'knex';
-import { loadConfig, type ServiceName, startHub, type World, readWorld, DEMO_WORLD_FILE } from '../../shared/src';
+import {
+  brokerOptions,
+  loadConfig,
+  type ServiceName,
+  startHub,
+  type World,
+  readWorld,
+  DEMO_WORLD_FILE,
+} from '../../shared/src';
 import { TEMPLATE_ENV } from './global-setup';
 
 export const INFRA = {
@@ -28,6 +36,9 @@ export const DEMO_TOKENS = {
   nrc: 'demo-provider-nrc-00000000000001',
   svea: 'demo-provider-svea-0000000000001',
   fixit: 'demo-provider-fixit-000000000001',
+  /** Sandbox Shop (partner 4), whose cases go to the simulated Sandbox Workshop (provider 40, account 8). */
+  sandboxShop: 'demo-partner-sandbox-00000000001',
+  sandboxWorkshop: 'demo-provider-sandbox-0000000001',
 };
 
 export interface HttpResult<T = any> {
@@ -56,6 +67,8 @@ export interface TestHubOptions {
   world?: World | 'demo' | null;
   env?: Record<string, string>;
   infra?: boolean;
+  /** Broker middlewares added after the hub's own, to observe what requests do. */
+  middlewares?: Middleware[];
 }
 
 export async function createServerDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
@@ -85,15 +98,26 @@ export async function startTestHub(options: TestHubOptions): Promise<TestHub> {
     LOAD_DEMO_WORLD: 'false',
     METRICS: 'false',
     FILES_DIR: filesDir,
-    ...(server ? { DATABASE_URL: server.url, TRANSPORTER: INFRA.nats, CACHER: INFRA.redis, NAMESPACE: `test-${randomBytes(4).toString('hex')}` } : {}),
+    ...(server
+      ? {
+          DATABASE_URL: server.url,
+          TRANSPORTER: INFRA.nats,
+          CACHER: INFRA.redis,
+          NAMESPACE: `test-${randomBytes(4).toString('hex')}`,
+        }
+      : {}),
     ...options.env,
   };
   const config = { ...loadConfig(env), services: options.services };
   const template = process.env[TEMPLATE_ENV];
-  const world = options.world === undefined || options.world === 'demo' ? readWorld(DEMO_WORLD_FILE) : options.world ?? undefined;
+  const world =
+    options.world === undefined || options.world === 'demo' ? readWorld(DEMO_WORLD_FILE) : (options.world ?? undefined);
   const broker = await startHub(config, {
     embedded: server ? undefined : { template: template ? new Blob([fs.readFileSync(template)]) : undefined },
     initialWorld: world,
+    brokerOverrides: options.middlewares && {
+      middlewares: [...(brokerOptions(config).middlewares ?? []), ...options.middlewares],
+    },
   });
   const gateway = broker.getLocalService('gateway') as unknown as { server?: { address(): AddressInfo } } | undefined;
   const url = gateway?.server ? `http://127.0.0.1:${gateway.server.address().port}` : '';
@@ -111,7 +135,12 @@ export async function startTestHub(options: TestHubOptions): Promise<TestHub> {
   };
 }
 
-export async function httpRequest<T = any>(baseUrl: string, method: string, path: string, options: RequestOptions = {}): Promise<HttpResult<T>> {
+export async function httpRequest<T = any>(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: RequestOptions = {},
+): Promise<HttpResult<T>> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token) headers['X-Hub-Api-Token'] = options.token;
   let body: string | undefined = options.rawBody;
@@ -138,7 +167,11 @@ async function waitForAliases(url: string): Promise<void> {
 }
 
 /** Polls a condition until it holds, failing after the deadline (no fixed sleeps in tests). */
-export async function waitFor(condition: () => Promise<boolean> | boolean, what: string, timeoutMs = 10_000): Promise<void> {
+export async function waitFor(
+  condition: () => Promise<boolean> | boolean,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await condition()) return;

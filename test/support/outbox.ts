@@ -9,7 +9,10 @@ export interface OutboxEvent {
   payload: Record<string, any>;
 }
 
-export function outboxReader(knex: () => Knex, schema: string): { newEvents(): Promise<OutboxEvent[]>; skip(): Promise<void> } {
+export function outboxReader(
+  knex: () => Knex,
+  schema: string,
+): { newEvents(): Promise<OutboxEvent[]>; skip(): Promise<void> } {
   let lastId = 0;
   const newEvents = async () => {
     const rows = (await knex()(`${schema}.outbox`).where('id', '>', lastId).orderBy('id')) as OutboxEvent[];

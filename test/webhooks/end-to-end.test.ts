@@ -10,14 +10,30 @@ import { bookCase, caseBody } from '../support/cases';
 import { DEMO_TOKENS, startTestHub, type TestHub, waitFor } from '../support/hub';
 import { type Received, type Receiver, startReceiver } from '../../services/webhooks/test/support/receiver';
 
-const ALL_TYPES = ['status.new', 'status.transition', 'costProposal.created', 'costProposal.reacted', 'message.created', 'message.confirmed', 'case.filesUploaded', 'case.updated', 'invoice.saved'];
+const ALL_TYPES = [
+  'status.new',
+  'status.transition',
+  'costProposal.created',
+  'costProposal.reacted',
+  'message.created',
+  'message.confirmed',
+  'case.filesUploaded',
+  'case.updated',
+  'invoice.saved',
+];
 
 const secretOf = (seed: number) => 'whsec_' + Buffer.alloc(32, seed).toString('base64');
 
 /** Demo accounts: 2 Elkjøp (partner 1), 3 Power (partner 2), 5 Nordic Repair Center (provider 10), 6 Svea (provider 20). */
 const SUBSCRIBERS = [
   // Power hears of status transitions away from registered and to repaired.
-  { id: 901, accountId: 3, path: '/power', secret: secretOf(1), statusTransitions: [{ from: 'registered' }, { to: 'repaired' }] },
+  {
+    id: 901,
+    accountId: 3,
+    path: '/power',
+    secret: secretOf(1),
+    statusTransitions: [{ from: 'registered' }, { to: 'repaired' }],
+  },
   { id: 902, accountId: 5, path: '/nrc', secret: secretOf(2) },
   { id: 903, accountId: 2, path: '/elkjop', secret: secretOf(3) },
   { id: 904, accountId: 6, path: '/svea', secret: secretOf(4) },
@@ -54,13 +70,29 @@ beforeAll(async () => {
   hub = await startTestHub({
     services: ['catalog', 'routing', 'booking', 'cost-proposals', 'messaging', 'invoicing', 'webhooks', 'gateway'],
     world,
-    env: { RATE_LIMIT_PER_MINUTE: '1000000', WEBHOOK_RETRY_SCHEDULE: '0,50ms,50ms,50ms', WEBHOOK_ATTEMPT_TIMEOUT_MS: '2000' },
+    env: {
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      WEBHOOK_RETRY_SCHEDULE: '0,50ms,50ms,50ms',
+      WEBHOOK_ATTEMPT_TIMEOUT_MS: '2000',
+    },
   });
 });
 afterAll(async () => {
   await hub?.stop();
   await receiver?.close();
 });
+
+/** A record as a webhook body: with the receiver's number for the event in its case. */
+function numbered(record: Record<string, unknown>) {
+  return { ...record, caseSequence: expect.any(Number) };
+}
+
+/** The numbers of a case's webhooks at a receiver, each as the body and the header say it. */
+function caseNumbers(path: string, guid: string): number[] {
+  const requests = at(path).filter((request) => request.json.guid === guid);
+  for (const request of requests) expect(request.headers['hub-case-sequence']).toBe(String(request.json.caseSequence));
+  return requests.map((request) => request.json.caseSequence as number).sort((a, b) => a - b);
+}
 
 function at(path: string): Received[] {
   return receiver.received.filter((request) => request.path === path);
@@ -87,46 +119,95 @@ describe('a booked case, worked on through the HTTP API', () => {
   beforeAll(async () => {
     // Power's demo case goes to Nordic Repair Center.
     guid = await bookCase(hub, DEMO_TOKENS.power);
-    [proposal] = (await post(DEMO_TOKENS.nrc, '/cost-proposals', [{ guid, name: 'Screen replacement', priceNet: 1490, currency: 'NOK' }])).data;
-    reacted = await post(DEMO_TOKENS.power, '/cost-proposals/feedback', { id: proposal.id, name: 'Kari Nordmann', reaction: 'approved' });
-    fromPartner = await post(DEMO_TOKENS.power, '/case-messages/create', { guid, type: 'statusRequest', content: 'Any news?' });
-    await post(DEMO_TOKENS.nrc, '/case-messages/create', { guid, type: 'serviceComment', content: 'Only for the workshop', isInternal: true });
-    fromProvider = await post(DEMO_TOKENS.nrc, '/case-messages/create', { guid, type: 'serviceComment', content: 'Parts ordered' });
+    [proposal] = (
+      await post(DEMO_TOKENS.nrc, '/cost-proposals', [
+        { guid, name: 'Screen replacement', priceNet: 1490, currency: 'NOK' },
+      ])
+    ).data;
+    reacted = await post(DEMO_TOKENS.power, '/cost-proposals/feedback', {
+      id: proposal.id,
+      name: 'Kari Nordmann',
+      reaction: 'approved',
+    });
+    fromPartner = await post(DEMO_TOKENS.power, '/case-messages/create', {
+      guid,
+      type: 'statusRequest',
+      content: 'Any news?',
+    });
+    await post(DEMO_TOKENS.nrc, '/case-messages/create', {
+      guid,
+      type: 'serviceComment',
+      content: 'Only for the workshop',
+      isInternal: true,
+    });
+    fromProvider = await post(DEMO_TOKENS.nrc, '/case-messages/create', {
+      guid,
+      type: 'serviceComment',
+      content: 'Parts ordered',
+    });
     // The receiving party confirms; only the creator hears of it.
     await post(DEMO_TOKENS.power, '/case-messages/confirm', [fromProvider.id]);
     // A draft is not a 'Send to client' status for this provider; 'ready' is.
-    await post(DEMO_TOKENS.nrc, '/invoices', [{ guid, externalId: 'INV-E2E-1', priceNet: 1490, currency: 'NOK', status: 'draft' }]);
-    [invoice] = await post(DEMO_TOKENS.nrc, '/invoices', [{ guid, externalId: 'INV-E2E-2', priceNet: 1490, currency: 'NOK', status: 'ready' }]);
-    await waitFor(() => at('/power').length >= 4 && at('/nrc').length >= 3, 'four webhooks at the partner and three at the provider');
+    await post(DEMO_TOKENS.nrc, '/invoices', [
+      { guid, externalId: 'INV-E2E-1', priceNet: 1490, currency: 'NOK', status: 'draft' },
+    ]);
+    [invoice] = await post(DEMO_TOKENS.nrc, '/invoices', [
+      { guid, externalId: 'INV-E2E-2', priceNet: 1490, currency: 'NOK', status: 'ready' },
+    ]);
+    await waitFor(
+      () => at('/power').length >= 4 && at('/nrc').length >= 3,
+      'four webhooks at the partner and three at the provider',
+    );
   });
 
   it('tells the partner of the first status, the new cost proposal, the provider message and the invoice sent to the client', () => {
-    expect(at('/power').map((request) => request.headers['webhook-event-type']).sort()).toEqual(['costProposal.created', 'invoice.saved', 'message.created', 'status.new']);
+    expect(
+      at('/power')
+        .map((request) => request.headers['webhook-event-type'])
+        .sort(),
+    ).toEqual(['costProposal.created', 'invoice.saved', 'message.created', 'status.new']);
     expect(ofType('/power', 'status.new')[0].json).toMatchObject({ guid, key: 'registered' });
-    expect(ofType('/power', 'costProposal.created')[0].json).toEqual(proposal);
-    expect(ofType('/power', 'message.created')[0].json).toEqual(fromProvider);
-    expect(ofType('/power', 'invoice.saved')[0].json).toEqual(invoice);
-    expect(ofType('/power', 'invoice.saved')[0].json).toMatchObject({ guid, externalId: 'INV-E2E-2', status: 'ready', case: { guid } });
+    expect(ofType('/power', 'costProposal.created')[0].json).toEqual(numbered(proposal));
+    expect(ofType('/power', 'message.created')[0].json).toEqual(numbered(fromProvider));
+    expect(ofType('/power', 'invoice.saved')[0].json).toEqual(numbered(invoice));
+    // One number per event of the case that Power is told of (producers hand theirs on independently, in any order).
+    expect(caseNumbers('/power', guid)).toEqual([1, 2, 3, 4]);
+    expect(ofType('/power', 'invoice.saved')[0].json).toMatchObject({
+      guid,
+      externalId: 'INV-E2E-2',
+      status: 'ready',
+      case: { guid },
+    });
   });
 
   it('tells the provider of the approval, the partner message and the confirmation of its own message', async () => {
-    expect(at('/nrc').map((request) => request.headers['webhook-event-type']).sort()).toEqual(['costProposal.reacted', 'message.confirmed', 'message.created']);
-    expect(ofType('/nrc', 'costProposal.reacted')[0].json).toEqual(reacted);
-    expect(ofType('/nrc', 'message.created')[0].json).toEqual(fromPartner);
+    expect(
+      at('/nrc')
+        .map((request) => request.headers['webhook-event-type'])
+        .sort(),
+    ).toEqual(['costProposal.reacted', 'message.confirmed', 'message.created']);
+    expect(ofType('/nrc', 'costProposal.reacted')[0].json).toEqual(numbered(reacted));
+    expect(ofType('/nrc', 'message.created')[0].json).toEqual(numbered(fromPartner));
     const messages = await hub.request('GET', `/api/v3/case-messages?guid=${guid}`, { token: DEMO_TOKENS.nrc });
     expect(messages.status).toBe(200);
     const confirmed = messages.body.find((message: { id: number }) => message.id === fromProvider.id);
     expect(confirmed.confirmedAt).not.toBeNull();
-    expect(ofType('/nrc', 'message.confirmed')[0].json).toEqual(confirmed);
+    expect(ofType('/nrc', 'message.confirmed')[0].json).toEqual(numbered(confirmed));
+    // The provider counts the events of the case it is told of on its own.
+    expect(caseNumbers('/nrc', guid)).toEqual([1, 2, 3]);
   });
 
   it('tells nobody else, and nobody of an internal note, a draft invoice or its own message', async () => {
     expect(at('/elkjop')).toEqual([]);
     expect(at('/svea')).toEqual([]);
     const bodies = [...at('/power'), ...at('/nrc')].map((request) => request.json);
-    expect(bodies.filter((body) => body.content === 'Only for the workshop' || body.externalId === 'INV-E2E-1')).toEqual([]);
+    expect(
+      bodies.filter((body) => body.content === 'Only for the workshop' || body.externalId === 'INV-E2E-1'),
+    ).toEqual([]);
     for (const { id } of SUBSCRIBERS) {
-      const stored = await hub.request('GET', `/api/admin/webhooks/deliveries?subscriptionId=${id}`, { token: DEMO_TOKENS.admin });
+      const stored = await hub.request('GET', `/api/admin/webhooks/deliveries?subscriptionId=${id}`, {
+        token: DEMO_TOKENS.admin,
+      });
       expect(stored.status).toBe(200);
       expect(stored.body.data).toHaveLength(id === 901 ? 4 : id === 902 ? 3 : 0);
     }
@@ -152,9 +233,16 @@ describe('statuses a provider posts', () => {
   let powerCase: string;
   let elkjopCase: string;
   const STATUS_TYPES = ['status.new', 'status.transition'];
-  const statusesAt = (path: string, guid: string) => at(path).filter((request) => STATUS_TYPES.includes(String(request.headers['webhook-event-type'])) && request.json.guid === guid);
+  const statusesAt = (path: string, guid: string) =>
+    at(path).filter(
+      (request) => STATUS_TYPES.includes(String(request.headers['webhook-event-type'])) && request.json.guid === guid,
+    );
   const summary = (path: string, guid: string) =>
-    statusesAt(path, guid).map((request) => [request.headers['webhook-event-type'], request.json.prevKey ?? null, request.json.key]);
+    statusesAt(path, guid).map((request) => [
+      request.headers['webhook-event-type'],
+      request.json.prevKey ?? null,
+      request.json.key,
+    ]);
 
   beforeAll(async () => {
     // Both demo cases go to Nordic Repair Center, which posts the same statuses on each.
@@ -166,7 +254,9 @@ describe('statuses a provider posts', () => {
     // One case reaches a receiver in event order, a status's transition after its New status: the
     // transition to the last status comes last.
     const lastArrived = (path: string, guid: string) =>
-      statusesAt(path, guid).some((request) => request.headers['webhook-event-type'] === 'status.transition' && request.json.key === 'repaired');
+      statusesAt(path, guid).some(
+        (request) => request.headers['webhook-event-type'] === 'status.transition' && request.json.key === 'repaired',
+      );
     await waitFor(() => lastArrived('/power', powerCase), "Power's transition to the last status", 20_000);
     await waitFor(() => lastArrived('/elkjop', elkjopCase), "Elkjøp's transition to the last status", 20_000);
   });
@@ -181,12 +271,36 @@ describe('statuses a provider posts', () => {
       ['status.new', null, 'repaired'],
       ['status.transition', 'arrived', 'repaired'],
     ]);
-    const [first] = statusesAt('/power', powerCase).filter((request) => request.headers['webhook-event-type'] === 'status.transition');
-    expect(first.json.case.caseStatuses.map((status: { key: string }) => status.key)).toEqual(['registered', 'awaiting_parts']);
+    // The hidden status takes no number of Power's; a transition carries the number of its status.
+    expect(
+      statusesAt('/power', powerCase).map((request) => [
+        request.headers['webhook-event-type'],
+        request.json.caseSequence,
+      ]),
+    ).toEqual([
+      ['status.new', 1],
+      ['status.new', 2],
+      ['status.transition', 2],
+      ['status.new', 3],
+      ['status.new', 4],
+      ['status.transition', 4],
+    ]);
+    const [first] = statusesAt('/power', powerCase).filter(
+      (request) => request.headers['webhook-event-type'] === 'status.transition',
+    );
+    expect(first.json.case.caseStatuses.map((status: { key: string }) => status.key)).toEqual([
+      'registered',
+      'awaiting_parts',
+    ]);
     expect(first.json.case.currentStatus).toBe('awaiting_parts');
     const read = await hub.request('GET', `/api/v3/case?guid=${powerCase}`, { token: DEMO_TOKENS.power });
     expect(read.status).toBe(200);
-    expect(read.body.caseStatuses.map((status: { key: string }) => status.key)).toEqual(['registered', 'awaiting_parts', 'arrived', 'repaired']);
+    expect(read.body.caseStatuses.map((status: { key: string }) => status.key)).toEqual([
+      'registered',
+      'awaiting_parts',
+      'arrived',
+      'repaired',
+    ]);
   });
 
   it("sends the partner's mapped keys, and nothing when the partner's key does not change", () => {
@@ -203,11 +317,32 @@ describe('statuses a provider posts', () => {
       ['status.transition', 'arrived', 'repaired'],
     ]);
     const last = statusesAt('/elkjop', elkjopCase).at(-1)!.json;
-    expect(last).toMatchObject({ guid: elkjopCase, key: 'repaired', prevKey: 'arrived', case: { guid: elkjopCase, currentStatus: 'repaired' } });
-    expect(last.case.caseStatuses.map((status: { key: string }) => status.key)).toEqual(['registered', 'repairing', 'repairing', 'arrived', 'repaired']);
+    expect(last).toMatchObject({
+      guid: elkjopCase,
+      key: 'repaired',
+      prevKey: 'arrived',
+      case: { guid: elkjopCase, currentStatus: 'repaired' },
+    });
+    expect(last.case.caseStatuses.map((status: { key: string }) => status.key)).toEqual([
+      'registered',
+      'repairing',
+      'repairing',
+      'arrived',
+      'repaired',
+    ]);
     for (const request of statusesAt('/elkjop', elkjopCase)) {
-      expect(request.json).toEqual(expect.objectContaining({ id: expect.any(Number), caseId: expect.any(Number), name: expect.any(String), createdAt: expect.any(String), declaredAt: expect.any(String) }));
-      expect(new Webhook(secretOf(3)).verify(request.body, request.headers as Record<string, string>)).toEqual(request.json);
+      expect(request.json).toEqual(
+        expect.objectContaining({
+          id: expect.any(Number),
+          caseId: expect.any(Number),
+          name: expect.any(String),
+          createdAt: expect.any(String),
+          declaredAt: expect.any(String),
+        }),
+      );
+      expect(new Webhook(secretOf(3)).verify(request.body, request.headers as Record<string, string>)).toEqual(
+        request.json,
+      );
     }
   });
 
@@ -221,33 +356,64 @@ describe('statuses a provider posts', () => {
       { guid: powerCase, externalId: 'INV-VIEW-POWER', priceNet: 100, currency: 'NOK', status: 'ready' },
       { guid: elkjopCase, externalId: 'INV-VIEW-ELKJOP', priceNet: 100, currency: 'NOK', status: 'ready' },
     ]);
-    const invoiceAt = (path: string, externalId: string) => ofType(path, 'invoice.saved').find((request) => request.json.externalId === externalId);
-    await waitFor(() => Boolean(invoiceAt('/power', 'INV-VIEW-POWER') && invoiceAt('/elkjop', 'INV-VIEW-ELKJOP')), 'both invoices at their partners');
+    const invoiceAt = (path: string, externalId: string) =>
+      ofType(path, 'invoice.saved').find((request) => request.json.externalId === externalId);
+    await waitFor(
+      () => Boolean(invoiceAt('/power', 'INV-VIEW-POWER') && invoiceAt('/elkjop', 'INV-VIEW-ELKJOP')),
+      'both invoices at their partners',
+    );
     const keys = (found: { caseStatuses: Array<{ key: string }> }) => found.caseStatuses.map((status) => status.key);
     // Power never sees the blacklisted diagnosed; Elkjøp sees its own keys.
-    expect(keys(invoiceAt('/power', 'INV-VIEW-POWER')!.json.case)).toEqual(['registered', 'awaiting_parts', 'arrived', 'repaired']);
-    expect(keys(invoiceAt('/elkjop', 'INV-VIEW-ELKJOP')!.json.case)).toEqual(['registered', 'repairing', 'repairing', 'arrived', 'repaired']);
+    expect(keys(invoiceAt('/power', 'INV-VIEW-POWER')!.json.case)).toEqual([
+      'registered',
+      'awaiting_parts',
+      'arrived',
+      'repaired',
+    ]);
+    expect(keys(invoiceAt('/elkjop', 'INV-VIEW-ELKJOP')!.json.case)).toEqual([
+      'registered',
+      'repairing',
+      'repairing',
+      'arrived',
+      'repaired',
+    ]);
     const read = await hub.request('GET', `/api/v3/invoices?guid=${powerCase}`, { token: DEMO_TOKENS.power });
     expect(read.status).toBe(200);
     expect(keys(read.body[0].case)).toEqual(['registered', 'awaiting_parts', 'arrived', 'repaired']);
     const providerRead = await hub.request('GET', `/api/v3/invoices?guid=${powerCase}`, { token: DEMO_TOKENS.nrc });
-    expect(keys(providerRead.body[0].case)).toEqual(['registered', 'diagnosed', 'awaiting_parts', 'arrived', 'repaired']);
+    expect(keys(providerRead.body[0].case)).toEqual([
+      'registered',
+      'diagnosed',
+      'awaiting_parts',
+      'arrived',
+      'repaired',
+    ]);
   });
 });
 
 describe('case data in webhooks', () => {
   it('sends consents and accessories as lists, each changed as one value in case.updated', async () => {
-    const guid = await bookCase(hub, DEMO_TOKENS.power, { orderData: { consents: { gdpr: true, marketing: false } }, productData: { accessory: { '1': true, '6': true } } });
+    const guid = await bookCase(hub, DEMO_TOKENS.power, {
+      orderData: { consents: { gdpr: true, marketing: false } },
+      productData: { accessory: { '1': true, '6': true } },
+    });
     const booked = await hub.request('GET', `/api/v3/case?guid=${guid}`, { token: DEMO_TOKENS.power });
-    await post(DEMO_TOKENS.power, '/case/update', { guid, productData: { ...booked.body.productData, accessory: { '1': true, '6': false } } });
+    await post(DEMO_TOKENS.power, '/case/update', {
+      guid,
+      productData: { ...booked.body.productData, accessory: { '1': true, '6': false } },
+    });
     await post(DEMO_TOKENS.nrc, '/case/append', { guid, orderData: { consents: { gdpr: true, marketing: true } } });
     const updates = (path: string) => ofType(path, 'case.updated').filter((request) => request.json.guid === guid);
-    await waitFor(() => updates('/nrc').length === 1 && updates('/power').length === 1, 'one case.updated at each party');
-    expect(updates('/nrc')[0].json).toEqual({ guid, productData: { accessory: ['1'] } });
-    expect(updates('/power')[0].json).toEqual({ guid, orderData: { consents: ['gdpr', 'marketing'] } });
+    await waitFor(
+      () => updates('/nrc').length === 1 && updates('/power').length === 1,
+      'one case.updated at each party',
+    );
+    expect(updates('/nrc')[0].json).toEqual(numbered({ guid, productData: { accessory: ['1'] } }));
+    expect(updates('/power')[0].json).toEqual(numbered({ guid, orderData: { consents: ['gdpr', 'marketing'] } }));
     // The API reads keep the shape they take.
     const read = await hub.request('GET', `/api/v3/case?guid=${guid}`, { token: DEMO_TOKENS.power });
-    expect(read.body.orderData.consents).toEqual({ gdpr: true, marketing: true });
+    // Reads answer the same form as webhooks.
+    expect(read.body.orderData.consents).toEqual(['gdpr', 'marketing']);
   });
 
   it('refuses an accessory the product type does not have', async () => {
@@ -256,6 +422,9 @@ describe('case data in webhooks', () => {
       body: caseBody(DEMO_TOKENS.power, { productData: { accessory: { '1': true, '3': true, '99': false } } }),
     });
     expect(res.status).toBe(400);
-    expect(res.body.error.details).toEqual({ 'productData.accessory.3': ['Value is not present in possible options'], 'productData.accessory.99': ['Value is not present in possible options'] });
+    expect(res.body.error.details).toEqual({
+      'productData.accessory.3': ['Value is not present in possible options'],
+      'productData.accessory.99': ['Value is not present in possible options'],
+    });
   });
 });

@@ -5,27 +5,59 @@
  * are reported together.
  */
 import FastestValidator from 'fastest-validator';
-import { detailsFromValidator, type ContactDataIn, type FieldDetails, parseInstant, withHubDefaults } from '@hub/shared';
+import {
+  BOOKING_TYPES,
+  chosenKeys,
+  detailsFromValidator,
+  type ContactDataIn,
+  FIELD_MESSAGES,
+  type FieldDetails,
+  integerTextReader,
+  ORIGINATOR_TYPES,
+  parseInstant,
+  withHubDefaults,
+} from '@hub/shared';
 
-export const ORIGINATOR_TYPES = ['private', 'helpdesk'] as const;
-export const BOOKING_TYPES = ['companyToPrivate', 'privateToPrivate'] as const;
 export const DESTINATIONS = ['consumer', 'customCompany', 'customPrivate'] as const;
 
 export type ContactIn = ContactDataIn;
 
+/** Consents as sent: `{ name: Boolean }` (the booking form) or the names given (the update form); stored as the names given. */
+export type ConsentsIn = Record<string, boolean> | string[];
+
+/** Per-case choice of the channels a status notification goes out on, keyed by status key. */
+export type CaseNotificationsIn = Record<string, { sms?: boolean | null; email?: boolean | null }>;
+
 export interface OrderDataIn {
-  consents?: Record<string, boolean> | null;
+  consents?: ConsentsIn | null;
   partnerSpecific?: Record<string, unknown> | null;
+  providerSpecific?: Record<string, unknown> | null;
+  chain?: string | null;
   refNo?: string | null;
   pickupDate?: string | null;
   goodsType?: string | null;
   mail?: string | null;
   emballage?: boolean | null;
   files?: unknown;
+  partnerOrderReference?: string | null;
+  providerOrderReference?: string | null;
+  maxRepairPrice?: string | null;
+  deductible?: string | null;
+  proofOfPurchaseReference?: string | null;
+  skipCostProposalAndRepairForAnyPrice?: boolean | null;
+  contactPerson?: string | null;
+  notifications?: CaseNotificationsIn | null;
+  shipmentData?: Record<string, unknown> | null;
+  infocareSesamOriginator?: string | null;
   activityNumber?: string | null;
   customerNumber?: string | null;
   serial?: string | null;
+  /** Further shipment data (`exportShipmentData`, `forwardingShipmentData`, ...). */
+  [shipmentData: `${string}ShipmentData`]: Record<string, unknown> | null | undefined;
 }
+
+/** Dimensions: the volume in m³, or the box's width, height and depth in cm. */
+export type DimensionsIn = { volume: number } | { width: number; height: number; depth: number };
 
 export interface ProductDataIn {
   model?: string | null;
@@ -35,12 +67,16 @@ export interface ProductDataIn {
   noPassword?: boolean | null;
   problemText?: string | null;
   otherAccessory?: string | null;
-  accessory?: Record<string, boolean> | null;
+  /** `{ id: Boolean }` at booking, or the ids; stored as the ids included, as text. */
+  accessory?: Record<string, boolean> | Array<string | number> | null;
   purchaseDate?: string | null;
   insuranceNumber?: string | null;
   insuranceCompany?: string | null;
+  solution?: string | null;
+  damage?: string | null;
   weight?: number | null;
-  volume?: number | null;
+  /** Dimensions, or a bare number of m³. */
+  volume?: DimensionsIn | number | null;
   attachedFiles?: unknown[] | null;
 }
 
@@ -75,11 +111,39 @@ const idOrName = { type: 'multi', rules: [id, { type: 'string', min: 1, max: 255
 const date = optional({
   type: 'string',
   max: 64,
+  // What the schema of case/schema offers: the day alone, which is always taken.
+  jsonSchema: { format: 'date', description: 'A day (YYYY-MM-DD); a time (ISO 8601) may follow' },
   // Called for an absent value too.
   custom: (value: unknown, errors: Array<Record<string, unknown>>) => {
     if (typeof value === 'string' && parseInstant(value) === null) errors.push({ type: 'date', actual: value });
     return value;
   },
+});
+
+const freeObject = optional({ type: 'object' });
+const positive = { type: 'number', positive: true };
+
+/** Dimensions (`{ volume }` in m³ or `{ width, height, depth }` in cm), or a bare number of m³ as before. */
+const dimensions = optional({
+  type: 'multi',
+  rules: [
+    positive,
+    {
+      type: 'object',
+      props: {
+        volume: { ...positive, optional: true },
+        width: { ...positive, optional: true },
+        height: { ...positive, optional: true },
+        depth: { ...positive, optional: true },
+      },
+      jsonSchema: { anyOf: [{ required: ['volume'] }, { required: ['width', 'height', 'depth'] }] },
+      custom: (value: Record<string, unknown>, errors: Array<Record<string, unknown>>) => {
+        const box = ['width', 'height', 'depth'].every((side) => value[side] !== undefined);
+        if (value.volume === undefined && !box) errors.push({ type: 'dimensions' });
+        return value;
+      },
+    },
+  ],
 });
 
 const contact = (required: boolean) => ({
@@ -90,9 +154,22 @@ const contact = (required: boolean) => ({
     // Which of rules 4 and 5 the contact answers to: a private person (0) or a company (1).
     type: { type: 'enum', values: [0, 1] },
     ...Object.fromEntries(
-      ['name', 'firstName', 'lastName', 'organizationName', 'organizationNumber', 'addName', 'address', 'postalCode', 'city', 'phone', 'mobile', 'floor', 'entrance', 'doorCode'].map(
-        (field) => [field, text(255)],
-      ),
+      [
+        'name',
+        'firstName',
+        'lastName',
+        'organizationName',
+        'organizationNumber',
+        'addName',
+        'address',
+        'postalCode',
+        'city',
+        'phone',
+        'mobile',
+        'floor',
+        'entrance',
+        'doorCode',
+      ].map((field) => [field, text(255)]),
     ),
     email: optional({ type: 'email', max: 255 }),
     countryCode: optional({ type: 'string', pattern: /^[A-Za-z]{2}$/ }),
@@ -108,15 +185,41 @@ export const BOOKING_BODY_SCHEMA = {
   orderData: {
     type: 'object',
     props: {
-      consents: optional({ type: 'record', key: { type: 'string', min: 1, max: 255 }, value: { type: 'boolean' } }),
-      partnerSpecific: optional({ type: 'object' }),
+      consents: optional({
+        type: 'multi',
+        rules: [
+          { type: 'record', key: { type: 'string', min: 1, max: 255 }, value: { type: 'boolean' } },
+          { type: 'array', max: 100, items: { type: 'string', min: 1, max: 255 } },
+        ],
+      }),
+      partnerSpecific: freeObject,
+      providerSpecific: freeObject,
+      chain: text(255),
       refNo: text(255),
       pickupDate: date,
       goodsType: text(64),
-      mail: optional({ type: 'email', max: 255 }),
+      // The product documents it as the address the packing materials go to, not only an email.
+      mail: text(255),
       emballage: optional({ type: 'boolean' }),
       // Kept so the rules can refuse it by name; files are attached after creation.
       files: { type: 'any', optional: true },
+      partnerOrderReference: text(255),
+      providerOrderReference: text(255),
+      maxRepairPrice: text(64),
+      deductible: text(64),
+      proofOfPurchaseReference: text(255),
+      skipCostProposalAndRepairForAnyPrice: optional({ type: 'boolean' }),
+      contactPerson: text(255),
+      notifications: optional({
+        type: 'record',
+        key: { type: 'string', min: 1, max: 64 },
+        value: {
+          type: 'object',
+          props: { sms: optional({ type: 'boolean' }), email: optional({ type: 'boolean' }) },
+        },
+      }),
+      shipmentData: freeObject,
+      infocareSesamOriginator: text(255),
       activityNumber: text(255),
       customerNumber: text(255),
       serial: text(255),
@@ -132,22 +235,38 @@ export const BOOKING_BODY_SCHEMA = {
       noPassword: optional({ type: 'boolean' }),
       problemText: text(5000),
       otherAccessory: text(1000),
-      accessory: optional({ type: 'record', key: { type: 'string', numeric: true }, value: { type: 'boolean' } }),
+      accessory: optional({
+        type: 'multi',
+        rules: [
+          { type: 'record', key: { type: 'string', numeric: true }, value: { type: 'boolean' } },
+          {
+            type: 'array',
+            max: 200,
+            items: { type: 'multi', rules: [id, { type: 'string', pattern: /^[1-9]\d{0,9}$/ }] },
+          },
+        ],
+      }),
       purchaseDate: date,
       insuranceNumber: text(255),
       insuranceCompany: text(255),
-      weight: optional({ type: 'number', positive: true }),
-      volume: optional({ type: 'number', positive: true }),
+      solution: text(5000),
+      damage: text(5000),
+      weight: optional(positive),
+      volume: dimensions,
       attachedFiles: optional({
         type: 'array',
         max: 50,
-        items: { type: 'object', props: { url: { type: 'string', min: 1, max: 2048 }, name: text(255), type: text(64) } },
+        items: {
+          type: 'object',
+          props: { url: { type: 'string', min: 1, max: 2048 }, name: text(255), type: text(64) },
+        },
       }),
     },
   },
   pickupDestination: optional({ type: 'enum', values: DESTINATIONS }),
   returnDestination: optional({ type: 'enum', values: DESTINATIONS }),
-  clientPostalCode: { type: 'string', trim: true, min: 3, max: 10 },
+  // Trimmed before its length is checked: the schema of case/schema offers it without the spaces.
+  clientPostalCode: { type: 'string', trim: true, min: 3, max: 10, jsonSchema: { pattern: '^\\S(.*\\S)?$' } },
   customer: contact(true),
   consumer: contact(false),
   pickupDst: contact(false),
@@ -160,7 +279,43 @@ export const BOOKING_BODY_SCHEMA = {
   forcedProvider: optional(id),
 };
 
-const checkShape = new FastestValidator({ haltOnFirstError: false, useNewCustomCheckerFunction: true }).compile(withHubDefaults(BOOKING_BODY_SCHEMA));
+const readIntegers = integerTextReader(BOOKING_BODY_SCHEMA);
+const checkShape = new FastestValidator({ haltOnFirstError: false, useNewCustomCheckerFunction: true }).compile(
+  withHubDefaults(BOOKING_BODY_SCHEMA),
+);
+
+/** orderData keys of further shipment data, which the product names freely (`exportShipmentData`). */
+const SHIPMENT_DATA_KEY = /^[a-z][A-Za-z0-9]{0,63}ShipmentData$/;
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The `*ShipmentData` keys of the orderData sent, which a fixed schema cannot name: each must be
+ * an object (or null), and is kept as sent.
+ */
+function shipmentDataOf(sent: unknown, details: FieldDetails): Record<string, unknown> {
+  const kept: Record<string, unknown> = {};
+  if (!isPlainObject(sent)) return kept;
+  for (const [key, value] of Object.entries(sent)) {
+    if (!SHIPMENT_DATA_KEY.test(key) || key === 'shipmentData') continue;
+    if (value === null || isPlainObject(value)) kept[key] = value;
+    else details[`orderData.${key}`] = [FIELD_MESSAGES.wrongFormat];
+  }
+  return kept;
+}
+
+/**
+ * A checked body's consents and accessories in the one form the hub stores and answers everywhere
+ * (reads, exports, webhooks, as the product's webhooks show them): the consent names given and
+ * the accessory ids included, as text. Changes the body in place.
+ */
+export function toStoredForm(body: Pick<BookingBody, 'orderData' | 'productData'>): void {
+  const order = body.orderData;
+  if (isPlainObject(order) && order.consents) order.consents = chosenKeys(order.consents) ?? [];
+  const product = body.productData;
+  if (isPlainObject(product) && product.accessory)
+    product.accessory = [...new Set(chosenKeys(product.accessory) ?? [])];
+}
 
 /**
  * The body with unexpected fields discarded, and the structural failures keyed by field path.
@@ -168,6 +323,11 @@ const checkShape = new FastestValidator({ haltOnFirstError: false, useNewCustomC
  */
 export function checkBookingShape(raw: unknown): { body: BookingBody; details: FieldDetails } {
   const body = structuredClone(raw && typeof raw === 'object' && !Array.isArray(raw) ? raw : {}) as BookingBody;
+  // Taken before the check, which discards every key its schema does not name.
+  const sentOrderData = isPlainObject(body.orderData) ? { ...body.orderData } : undefined;
+  readIntegers(body as unknown as Record<string, unknown>);
   const result = checkShape(body);
-  return { body, details: result === true ? {} : detailsFromValidator(result) };
+  const details: FieldDetails = result === true ? {} : detailsFromValidator(result);
+  if (isPlainObject(body.orderData)) Object.assign(body.orderData, shipmentDataOf(sentOrderData, details));
+  return { body, details };
 }

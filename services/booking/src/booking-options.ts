@@ -10,7 +10,10 @@ export interface LookupOption {
 }
 
 /** The offered option a value names: by id, or for text by name or alias, case-insensitive. */
-export function findOption<T extends LookupOption>(options: T[], value: number | string | null | undefined): T | undefined {
+export function findOption<T extends LookupOption>(
+  options: T[],
+  value: number | string | null | undefined,
+): T | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value === 'number' || /^\d+$/.test(value.trim())) {
     const wanted = Number(value);
@@ -18,17 +21,22 @@ export function findOption<T extends LookupOption>(options: T[], value: number |
   }
   const wanted = value.trim().toLowerCase();
   return options.find(
-    (option) => option.name.toLowerCase() === wanted || (option.aliases ?? []).some((alias) => alias.toLowerCase() === wanted),
+    (option) =>
+      option.name.toLowerCase() === wanted || (option.aliases ?? []).some((alias) => alias.toLowerCase() === wanted),
   );
 }
 
-export type ShippingChoice<T> = { method: T; assigned: boolean } | { method: null; assigned: false } | { error: 'notAnOption' };
+export type ShippingChoice<T> =
+  { method: T; assigned: boolean } | { method: null; assigned: false } | { error: 'notAnOption' };
 
 /**
  * The method a case ships with. Shipping applies when the lookup offers methods for the case's
  * parameters: a sent id must be one of them, and without one the first by name is assigned.
  */
-export function chooseShipping<T extends LookupOption>(offered: T[], sent: number | null | undefined): ShippingChoice<T> {
+export function chooseShipping<T extends LookupOption>(
+  offered: T[],
+  sent: number | null | undefined,
+): ShippingChoice<T> {
   if (sent !== undefined && sent !== null) {
     const method = offered.find((option) => option.id === sent);
     return method ? { method, assigned: false } : { error: 'notAnOption' };

@@ -5,8 +5,14 @@
  * to use it). All calls to other services happen here, before any transaction opens.
  */
 import type { Context } from 'moleculer';
-import { type Caller, FIELD_MESSAGES, type FieldDetails } from '@hub/shared';
-import { type BookingBody, checkBookingShape } from './booking-body';
+import {
+  type Caller,
+  CannotProcessCaseError,
+  FIELD_MESSAGES,
+  type FieldDetails,
+  NotEnoughDataError,
+} from '@hub/shared';
+import { type BookingBody, checkBookingShape, toStoredForm } from './booking-body';
 import { chooseShipping, findOption, type LookupOption } from './booking-options';
 import {
   acceptConditionsRule,
@@ -32,42 +38,71 @@ export interface BookingPlan {
   competence: Record<string, unknown> | null;
 }
 
-export type PlanResult = { details: FieldDetails; body: BookingBody; plan?: undefined } | { details: null; body: BookingBody; plan: BookingPlan };
+export type PlanResult =
+  | { details: FieldDetails; body: BookingBody; plan?: undefined }
+  | { details: null; body: BookingBody; plan: BookingPlan };
 
-interface PartyRecord extends Named {
-  settings?: { supportsPackaging?: boolean } | null;
-}
-interface PartiesAnswer {
-  partners: PartyRecord[];
-  providers: PartyRecord[];
-  departments: Array<PartyRecord & { providerId?: number }>;
-}
-interface RoutingAnswer {
-  servicePartner?: Named | null;
-  serviceProvider: Named;
-  serviceProviderCompetence?: ({ departmentId?: number | null } & Record<string, unknown>) | null;
-}
-interface BookingReferenceAnswer {
-  serviceType?: (LookupOption & { properties?: ServiceTypeFlags | null }) | null;
-  manufacturer?: LookupOption | null;
-  productType?: (LookupOption & { properties?: ProductTypeFlags | null }) | null;
-  serviceLocation?: LookupOption | null;
-  shippingMethod?: (LookupOption & ShippingRules) | null;
+export interface ShippingOption extends LookupOption, ShippingRules {}
+
+/** What catalog.checkBooking answers (see there): the combination resolved, checked and routed. */
+export interface CheckedBooking {
+  reached: Record<'serviceType' | 'manufacturer' | 'productType' | 'serviceLocation' | 'shippingMethod', boolean>;
+  serviceType: (LookupOption & { properties?: ServiceTypeFlags | null }) | null;
+  manufacturer: LookupOption | null;
+  productType: (LookupOption & { properties?: ProductTypeFlags | null }) | null;
+  serviceLocation: LookupOption | null;
+  shippingMethods: ShippingOption[] | null;
+  accessories: LookupOption[] | null;
+  partner: (Named & { settings?: { supportsPackaging?: boolean } | null }) | null;
+  forcedProvider: Named | null;
+  decision:
+    | {
+        kind: 'chosen';
+        provider: Named;
+        department: Named | null;
+        serviceProviderCompetence: Record<string, unknown>;
+      }
+    | { kind: 'notEnoughData'; paramsNeeded: string[] }
+    | { kind: 'none' }
+    | null;
 }
 
-/** A lookup that refuses its parameters offers nothing; any other failure is not the caller's. */
-async function offered(ctx: Context, action: string, params: Record<string, unknown>): Promise<LookupOption[]> {
-  try {
-    const answer = await ctx.call<LookupOption[] | { data: LookupOption[] }, Record<string, unknown>>(action, params);
-    return Array.isArray(answer) ? answer : answer?.data ?? [];
-  } catch (err) {
-    const code = (err as { code?: number }).code;
-    if (typeof code === 'number' && code >= 400 && code < 500) return [];
-    throw err;
+const defined = (params: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(params).filter(([, value]) => value !== undefined && value !== null));
+
+/**
+ * The records a booking's choices resolve to, each where its lookup step was asked and the value
+ * was valid so far, and the shipping method it ships with (sent or assigned); a value the
+ * lookups do not offer is named in `details`.
+ */
+export function offeredChoices(
+  checked: CheckedBooking,
+  shipping: number | null | undefined,
+  valid: (field: string) => boolean,
+  details: FieldDetails,
+) {
+  const notAnOption = (field: string) => {
+    (details[field] ??= []).push(FIELD_MESSAGES.notAnOption);
+  };
+  const pick = <T extends LookupOption>(field: string, step: keyof CheckedBooking['reached'], found: T | null) => {
+    if (!valid(field) || !checked.reached[step]) return undefined;
+    if (!found) notAnOption(field);
+    return found ?? undefined;
+  };
+  let shippingMethod: ShippingOption | null = null;
+  if (valid('shipping') && checked.shippingMethods) {
+    const choice = chooseShipping(checked.shippingMethods, shipping);
+    if ('error' in choice) notAnOption('shipping');
+    else shippingMethod = choice.method;
   }
+  return {
+    serviceType: pick('serviceType', 'serviceType', checked.serviceType),
+    manufacturer: pick('manufacturer', 'manufacturer', checked.manufacturer),
+    productType: pick('productType', 'productType', checked.productType),
+    serviceLocation: pick('location', 'serviceLocation', checked.serviceLocation),
+    shippingMethod,
+  };
 }
-
-const defined = (params: Record<string, unknown>) => Object.fromEntries(Object.entries(params).filter(([, value]) => value !== undefined && value !== null));
 
 export async function planBooking(ctx: Context, caller: Caller, raw: unknown): Promise<PlanResult> {
   const { body, details: shapeDetails } = checkBookingShape(raw);
@@ -76,123 +111,82 @@ export async function planBooking(ctx: Context, caller: Caller, raw: unknown): P
   const notAnOption = (field: string) => {
     (details[field] ??= []).push(FIELD_MESSAGES.notAnOption);
   };
+  const forcing = body.forcedProvider !== undefined && body.forcedProvider !== null && valid('forcedProvider');
+  if (forcing && !caller.canForceProvider) (details.forcedProvider ??= []).push(FIELD_MESSAGES.notAccepted);
 
-  // Names and aliases resolve to records first; each lookup is then asked with the values
-  // already found valid, in the order the lookups narrow, and must offer the record's id.
-  const sentReference = await ctx.call<BookingReferenceAnswer, Record<string, unknown>>(
-    'catalog.bookingReference',
+  // One call checks the whole combination: names and aliases resolve to records, each lookup
+  // step must offer the value sent, and (when nothing is wrong so far) routing picks the provider.
+  const lookupsApply = valid('originatorType') && valid('bookingType');
+  const checked = await ctx.call<CheckedBooking, Record<string, unknown>>(
+    'catalog.checkBooking',
     defined({
+      partnerId: caller.partnerId,
+      originatorType: lookupsApply ? body.originatorType : undefined,
+      bookingType: lookupsApply ? body.bookingType : undefined,
+      clientPostalCode: valid('clientPostalCode') ? body.clientPostalCode : undefined,
       serviceType: valid('serviceType') ? body.serviceType : undefined,
       manufacturer: valid('manufacturer') ? body.manufacturer : undefined,
       productType: valid('productType') ? body.productType : undefined,
       serviceLocation: valid('location') ? body.location : undefined,
-      shippingMethod: valid('shipping') ? body.shipping : undefined,
+      model: body.productData?.model || undefined,
+      forcedProvider: forcing && caller.canForceProvider ? body.forcedProvider : undefined,
+      route: Object.keys(details).length === 0,
     }),
   );
-  let serviceType: LookupOption | undefined;
-  let manufacturer: LookupOption | undefined;
-  let productType: LookupOption | undefined;
-  let serviceLocation: LookupOption | undefined;
-  let shippingMethod: LookupOption | null = null;
-  let shippingRules: ShippingRules | null = null;
-  const pick = async (field: string, resolved: LookupOption | null | undefined, action: string, params: Record<string, unknown>) => {
-    if (!valid(field)) return undefined;
-    const found = resolved ? findOption(await offered(ctx, action, params), resolved.id) : undefined;
-    if (!found) notAnOption(field);
-    return found;
-  };
-  if (valid('originatorType') && valid('bookingType')) {
-    const base = defined({
-      originatorType: body.originatorType,
-      bookingType: body.bookingType,
-      clientPostalCode: valid('clientPostalCode') ? body.clientPostalCode : undefined,
-    });
-    serviceType = await pick('serviceType', sentReference.serviceType, 'catalog.serviceTypes', base);
-    manufacturer = await pick('manufacturer', sentReference.manufacturer, 'catalog.manufacturers', defined({ ...base, serviceType: serviceType?.id }));
-    if (manufacturer) {
-      productType = await pick('productType', sentReference.productType, 'catalog.productTypes', defined({ ...base, serviceType: serviceType?.id, manufacturer: manufacturer.id }));
-    }
-    if (productType && body.productData?.accessory && valid('productData.accessory')) {
-      const accessories = await offered(ctx, 'catalog.accessories', { productType: productType.id });
-      for (const id of Object.keys(body.productData.accessory)) {
-        if (!findOption(accessories, Number(id))) notAnOption(`productData.accessory.${id}`);
-      }
-    }
-    const located = { ...base, serviceType: serviceType?.id, manufacturer: manufacturer?.id, productType: productType?.id };
-    if (serviceType && manufacturer && productType) {
-      serviceLocation = await pick('location', sentReference.serviceLocation, 'catalog.serviceLocations', located);
-    }
-    if (valid('shipping') && serviceLocation) {
-      const choice = chooseShipping(await offered(ctx, 'catalog.shippingMethods', { ...located, serviceLocation: serviceLocation.id }), body.shipping);
-      if ('error' in choice) notAnOption('shipping');
-      else if (choice.method) {
-        shippingMethod = choice.method;
-        shippingRules = choice.assigned
-          ? (await ctx.call<BookingReferenceAnswer, Record<string, unknown>>('catalog.bookingReference', { shippingMethod: choice.method.id })).shippingMethod ?? null
-          : sentReference.shippingMethod ?? null;
-      }
+
+  const { serviceType, manufacturer, productType, serviceLocation, shippingMethod } = offeredChoices(
+    checked,
+    body.shipping,
+    valid,
+    details,
+  );
+  if (productType && body.productData?.accessory && valid('productData.accessory')) {
+    const sent = body.productData.accessory;
+    // Every id sent must be one the product type has, even one marked false.
+    for (const id of Array.isArray(sent) ? sent.map(String) : Object.keys(sent)) {
+      if (!findOption(checked.accessories ?? [], Number(id))) notAnOption(`productData.accessory.${id}`);
     }
   }
 
-  const parties = await ctx.call<PartiesAnswer, Record<string, unknown>>('catalog.parties', {
-    partnerIds: [caller.partnerId],
-    providerIds: body.forcedProvider && valid('forcedProvider') ? [body.forcedProvider] : [],
-  });
-  const partner = parties.partners[0];
+  const { partner } = checked;
   const ruleDetails = conditionalRules(body, {
-    productType: productType ? sentReference.productType : null,
-    serviceType: serviceType ? sentReference.serviceType : null,
-    shippingMethod: shippingRules,
+    productType: productType ? checked.productType : null,
+    serviceType: serviceType ? checked.serviceType : null,
+    shippingMethod,
     partnerSettings: partner?.settings ?? null,
   });
-
-  let forced: Named | undefined;
-  if (body.forcedProvider !== undefined && body.forcedProvider !== null && valid('forcedProvider')) {
-    if (!caller.canForceProvider) (details.forcedProvider ??= []).push(FIELD_MESSAGES.notAccepted);
-    else {
-      forced = parties.providers.find((provider) => provider.id === body.forcedProvider);
-      if (!forced) notAnOption('forcedProvider');
-    }
-  }
+  const forced = forcing && caller.canForceProvider ? checked.forcedProvider : null;
+  if (forcing && caller.canForceProvider && !forced) notAnOption('forcedProvider');
 
   const allDetails = mergeDetails(details, ruleDetails);
-  if (Object.keys(allDetails).length > 0 || !serviceType || !manufacturer || !productType || !serviceLocation || !partner) {
+  if (
+    Object.keys(allDetails).length > 0 ||
+    !serviceType ||
+    !manufacturer ||
+    !productType ||
+    !serviceLocation ||
+    !partner
+  ) {
     return { details: allDetails, body };
   }
 
   let provider: Named;
-  let competence: RoutingAnswer['serviceProviderCompetence'] = null;
+  let department: Named | null = null;
+  let competence: Record<string, unknown> | null = null;
   if (forced) {
     provider = forced;
   } else {
-    const routed = await ctx.call<RoutingAnswer, Record<string, unknown>>(
-      'routing.route',
-      defined({
-        partnerId: caller.partnerId,
-        originatorType: body.originatorType,
-        bookingType: body.bookingType,
-        serviceType: serviceType.id,
-        manufacturer: manufacturer.id,
-        productType: productType.id,
-        clientPostalCode: body.clientPostalCode,
-        serviceLocation: serviceLocation.id,
-        model: body.productData.model ?? undefined,
-      }),
-    );
-    provider = routed.serviceProvider;
-    competence = routed.serviceProviderCompetence ?? null;
+    const { decision } = checked;
+    if (decision?.kind === 'none') throw new CannotProcessCaseError();
+    if (decision?.kind === 'notEnoughData') throw new NotEnoughDataError(decision.paramsNeeded);
+    // Every step accepted and nothing was wrong when asked, so routing decided.
+    if (decision?.kind !== 'chosen') throw new Error('The booking check did not route a complete case');
+    provider = decision.provider;
+    department = decision.department;
+    competence = decision.serviceProviderCompetence;
   }
 
-  let department: Named | null = null;
-  if (competence?.departmentId) {
-    const found = await ctx.call<PartiesAnswer, Record<string, unknown>>('catalog.parties', { departmentIds: [competence.departmentId] });
-    const record = found.departments[0];
-    if (record) {
-      const { providerId: _providerId, ...rest } = record;
-      department = rest;
-    }
-  }
-
+  toStoredForm(body);
   return {
     details: null,
     body,
@@ -203,10 +197,15 @@ export async function planBooking(ctx: Context, caller: Caller, raw: unknown): P
       productType,
       serviceType,
       serviceLocation,
-      shippingMethod,
+      shippingMethod: shippingMethod && withoutShippingRules(shippingMethod),
       provider: { id: provider.id, name: provider.name },
       department,
       competence,
     },
   };
+}
+
+/** The shipping method as a case records it, without the booking rules it came with. */
+function withoutShippingRules({ requireWeight: _weight, requireVolume: _volume, ...method }: ShippingOption) {
+  return method;
 }

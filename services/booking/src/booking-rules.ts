@@ -1,10 +1,13 @@
 /**
- * The booking rules of spec 4.4 as pure functions: the structural rules between fields and the
- * twelve conditional rules, each driven by the reference records the case resolves to (product
- * type, service type and shipping method properties, partner settings), never by ids.
+ * The booking rules of spec 4.4, written once as data: the structural rules between fields and
+ * the twelve conditional rules. Which rules apply follows from the booking's choices and the
+ * reference records it resolves to (product type, service type and shipping method properties,
+ * partner settings), never from ids; what each rule then asks of the body is a list of cases
+ * over the body's own fields. The same rules check a body here and become the JSON Schema of
+ * `case/schema` (booking-schema.ts).
  */
 import { FIELD_MESSAGES, type FieldDetails } from '@hub/shared';
-import type { BookingBody, ContactIn } from './booking-body';
+import type { BookingBody } from './booking-body';
 
 export interface ProductTypeFlags {
   requireSerial?: boolean;
@@ -32,10 +35,182 @@ export interface RuleReference {
   partnerSettings?: { supportsPackaging?: boolean } | null;
 }
 
+/** The choices of a booking the structural rules depend on, as sent. */
+export interface RuleChoices {
+  originatorType?: unknown;
+  bookingType?: unknown;
+}
+
 export const CONTACT_FIELDS_IN = ['customer', 'consumer', 'pickupDst', 'returnDst'] as const;
+
+/** A custom destination, which takes its own contact (pickupDst or returnDst). */
+export const CUSTOM_DESTINATIONS = ['customCompany', 'customPrivate'] as const;
+
+/** A test of one body field (a dotted path): one of some values, or a non-empty object or list. */
+export type FieldTest =
+  { field: string; oneOf: ReadonlyArray<string | number | boolean> } | { field: string; nonEmpty: true };
+
+/**
+ * What a rule asks of one field: `present` (not missing, null or blank), `absent` (missing or
+ * null), `unsent` (missing), `true`, `nonEmptyList`, or one of `options`.
+ */
+export type Demand =
+  | { field: string; must: 'present' | 'absent' | 'unsent' | 'true' | 'nonEmptyList' }
+  | { field: string; must: 'oneOf'; options: readonly string[] };
+
+/** A rule's cases: the first whose test holds (a case without one always does) says what the body must carry. */
+export interface BookingRule {
+  /** The rule of spec 4.4 by its number, or what a structural rule is about. */
+  rule: string;
+  cases: ReadonlyArray<{ when?: FieldTest; demands: readonly Demand[] }>;
+}
+
+const always = (rule: string, ...demands: Demand[]): BookingRule => ({ rule, cases: [{ demands }] });
+const present = (field: string): Demand => ({ field, must: 'present' });
+
+/** The rules between the body's fields that hold for the booking's choices (originator and booking type). */
+export function structuralRuleSet(choices: RuleChoices): BookingRule[] {
+  const rules: BookingRule[] = [];
+  if (choices.bookingType === 'privateToPrivate')
+    rules.push(
+      always('consumer only when the booking is not private to private', { field: 'consumer', must: 'absent' }),
+    );
+  for (const [destination, contact] of [
+    ['pickupDestination', 'pickupDst'],
+    ['returnDestination', 'returnDst'],
+  ] as const) {
+    // Only help desks choose destinations; a custom one needs its contact, the consumer takes none.
+    rules.push(
+      choices.originatorType === 'helpdesk'
+        ? {
+            rule: `${contact} exactly for a custom ${destination}`,
+            cases: [
+              { when: { field: destination, oneOf: CUSTOM_DESTINATIONS }, demands: [present(contact)] },
+              { demands: [{ field: contact, must: 'absent' }] },
+            ],
+          }
+        : always(
+            `${destination} only from help desks`,
+            { field: destination, must: 'absent' },
+            { field: contact, must: 'absent' },
+          ),
+    );
+  }
+  rules.push(always('files are attached after booking', { field: 'orderData.files', must: 'unsent' }));
+  for (const contact of CONTACT_FIELDS_IN)
+    rules.push({
+      rule: '4 and 5',
+      cases: [
+        {
+          when: { field: `${contact}.type`, oneOf: [0] },
+          demands: [present(`${contact}.firstName`), present(`${contact}.lastName`)],
+        },
+        {
+          when: { field: `${contact}.type`, oneOf: [1] },
+          demands: [present(`${contact}.organizationName`), present(`${contact}.organizationNumber`)],
+        },
+      ],
+    });
+  return rules;
+}
+
+/** Rule 8: acceptConditions must be true unless a non-empty consents object is sent. */
+export const ACCEPT_CONDITIONS_RULE: BookingRule = {
+  rule: '8',
+  cases: [
+    { when: { field: 'orderData.consents', nonEmpty: true }, demands: [] },
+    { demands: [{ field: 'acceptConditions', must: 'true' }] },
+  ],
+};
+
+/** Rules 1, 2, 3, 6, 7, 9, 10, 11 and 12, as the reference records the case resolves to set them. */
+export function referenceRuleSet(reference: RuleReference): BookingRule[] {
+  const rules: BookingRule[] = [];
+  const productFlags = reference.productType?.properties ?? {};
+  // Where a type only says a password is allowed, it is one where a password is common.
+  if (productFlags.requirePassword ?? productFlags.allowPassword ?? false)
+    rules.push({
+      rule: '1',
+      cases: [
+        { when: { field: 'noPassword', oneOf: [true] }, demands: [] },
+        { when: { field: 'productData.noPassword', oneOf: [true] }, demands: [] },
+        { demands: [present('productData.password')] },
+      ],
+    });
+  if (productFlags.requireImei) rules.push(always('2', present('productData.imei')));
+  // A low-cost product needs no serial, and where the IMEI is required it identifies the unit.
+  if (productFlags.requireSerial && !productFlags.lowCost && !productFlags.requireImei)
+    rules.push(always('3', present('productData.serial')));
+
+  const serviceFlags = reference.serviceType?.properties ?? {};
+  if (serviceFlags.requirePurchaseDate)
+    rules.push(
+      always('6', present('productData.purchaseDate'), { field: 'productData.attachedFiles', must: 'nonEmptyList' }),
+    );
+  if (serviceFlags.requireInsuranceNumber)
+    rules.push(always('7', present('productData.insuranceNumber'), present('productData.insuranceCompany')));
+
+  const shipping = reference.shippingMethod;
+  if (shipping) {
+    if (shipping.properties?.requirePickupDate !== false) rules.push(always('9', present('orderData.pickupDate')));
+    if (shipping.requireWeight) rules.push(always('10', present('productData.weight')));
+    if (shipping.requireVolume) rules.push(always('10', present('productData.volume')));
+    const goodsTypes = shipping.properties?.goodsTypeList;
+    if (goodsTypes) rules.push(always('11', { field: 'orderData.goodsType', must: 'oneOf', options: goodsTypes }));
+  }
+
+  if (reference.partnerSettings?.supportsPackaging)
+    rules.push({
+      rule: '12',
+      cases: [{ when: { field: 'orderData.emballage', oneOf: [true] }, demands: [present('orderData.mail')] }],
+    });
+  return rules;
+}
+
+/** Every rule a booking with these choices and reference records answers to. */
+export function bookingRuleSet(choices: RuleChoices, reference: RuleReference): BookingRule[] {
+  return [...structuralRuleSet(choices), ACCEPT_CONDITIONS_RULE, ...referenceRuleSet(reference)];
+}
 
 export function isBlank(value: unknown): boolean {
   return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+}
+
+const isAbsent = (value: unknown) => value === undefined || value === null;
+
+/** The value at a dotted path of the body; undefined where any step is missing. */
+export function valueAt(body: unknown, field: string): unknown {
+  let value = body;
+  for (const key of field.split('.')) {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
+}
+
+export function testHolds(body: unknown, test: FieldTest): boolean {
+  const value = valueAt(body, test.field);
+  if ('nonEmpty' in test) return !!value && typeof value === 'object' && Object.keys(value).length > 0;
+  return test.oneOf.includes(value as string | number | boolean);
+}
+
+/** The message of a demand the value fails, or null when it keeps it. */
+function demandFailure(demand: Demand, value: unknown): string | null {
+  switch (demand.must) {
+    case 'present':
+      return isBlank(value) ? FIELD_MESSAGES.required : null;
+    case 'absent':
+      return isAbsent(value) ? null : FIELD_MESSAGES.notAccepted;
+    case 'unsent':
+      return value === undefined ? null : FIELD_MESSAGES.notAccepted;
+    case 'true':
+      return isAbsent(value) ? FIELD_MESSAGES.required : value === true ? null : FIELD_MESSAGES.mustBeTrue;
+    case 'nonEmptyList':
+      return Array.isArray(value) && value.length > 0 ? null : FIELD_MESSAGES.required;
+    case 'oneOf':
+      if (isBlank(value)) return FIELD_MESSAGES.required;
+      return demand.options.includes(value as string) ? null : FIELD_MESSAGES.notAnOption;
+  }
 }
 
 function add(details: FieldDetails, field: string, message: string): void {
@@ -43,109 +218,43 @@ function add(details: FieldDetails, field: string, message: string): void {
   if (!messages.includes(message)) messages.push(message);
 }
 
-function requireField(details: FieldDetails, field: string, value: unknown): void {
-  if (isBlank(value)) add(details, field, FIELD_MESSAGES.required);
-}
-
-const present = (value: unknown) => value !== undefined && value !== null;
-
-/** Rules 4 and 5: what a contact must carry for its type (0 private person, 1 company). */
-export function contactRules(details: FieldDetails, field: string, contact: ContactIn | null | undefined): void {
-  if (!contact) return;
-  if (contact.type === 0) {
-    requireField(details, `${field}.firstName`, contact.firstName);
-    requireField(details, `${field}.lastName`, contact.lastName);
-  } else if (contact.type === 1) {
-    requireField(details, `${field}.organizationName`, contact.organizationName);
-    requireField(details, `${field}.organizationNumber`, contact.organizationNumber);
+/** Checks a body against rules: each failing field named with the spec's message. */
+export function checkRules(body: BookingBody, rules: readonly BookingRule[]): FieldDetails {
+  const details: FieldDetails = {};
+  for (const rule of rules) {
+    const applied = rule.cases.find((entry) => !entry.when || testHolds(body, entry.when));
+    for (const demand of applied?.demands ?? []) {
+      const failure = demandFailure(demand, valueAt(body, demand.field));
+      if (failure) add(details, demand.field, failure);
+    }
   }
+  return details;
 }
 
 /**
  * Which contacts and destinations a body may carry: consumer only when the booking is not
  * private-to-private; pickup/return destinations only from help desks; a custom destination
- * needs its contact and the consumer destination takes none; orderData.files never.
+ * needs its contact and the consumer destination takes none; orderData.files never; rules 4
+ * and 5 on every contact.
  */
 export function structuralRules(body: BookingBody): FieldDetails {
-  const details: FieldDetails = {};
-  if (body.bookingType === 'privateToPrivate' && present(body.consumer)) add(details, 'consumer', FIELD_MESSAGES.notAccepted);
-
-  const helpdesk = body.originatorType === 'helpdesk';
-  for (const [destinationField, contactField] of [
-    ['pickupDestination', 'pickupDst'],
-    ['returnDestination', 'returnDst'],
-  ] as const) {
-    const destination = body[destinationField];
-    if (present(destination) && !helpdesk) add(details, destinationField, FIELD_MESSAGES.notAccepted);
-    const effective = helpdesk && present(destination) ? destination : 'consumer';
-    if (effective === 'consumer') {
-      if (present(body[contactField])) add(details, contactField, FIELD_MESSAGES.notAccepted);
-    } else if (!present(body[contactField])) {
-      add(details, contactField, FIELD_MESSAGES.required);
-    }
-  }
-
-  if (body.orderData && body.orderData.files !== undefined) add(details, 'orderData.files', FIELD_MESSAGES.notAccepted);
-  for (const field of CONTACT_FIELDS_IN) contactRules(details, field, body[field]);
-  return details;
+  return checkRules(body, structuralRuleSet(body));
 }
 
 /** Rule 8: acceptConditions must be true unless a non-empty consents object is sent. */
 export function acceptConditionsRule(body: BookingBody): FieldDetails {
-  const details: FieldDetails = {};
-  const consents = body.orderData?.consents;
-  if (consents && Object.keys(consents).length > 0) return details;
-  if (!present(body.acceptConditions)) add(details, 'acceptConditions', FIELD_MESSAGES.required);
-  else if (body.acceptConditions !== true) add(details, 'acceptConditions', FIELD_MESSAGES.mustBeTrue);
-  return details;
+  return checkRules(body, [ACCEPT_CONDITIONS_RULE]);
 }
 
 /** Rules 1, 2, 3, 6, 7, 9, 10, 11 and 12, from the reference records the case resolves to. */
 export function conditionalRules(body: BookingBody, reference: RuleReference): FieldDetails {
-  const details: FieldDetails = {};
-  const product = body.productData ?? {};
-  const order = body.orderData ?? {};
-
-  const productFlags = reference.productType?.properties ?? {};
-  // Where a type only says a password is allowed, it is one where a password is common.
-  const needsPassword = productFlags.requirePassword ?? productFlags.allowPassword ?? false;
-  const noPassword = body.noPassword === true || product.noPassword === true;
-  if (needsPassword && !noPassword) requireField(details, 'productData.password', product.password);
-  if (productFlags.requireImei) requireField(details, 'productData.imei', product.imei);
-  // A low-cost product needs no serial, and where the IMEI is required it identifies the unit.
-  if (productFlags.requireSerial && !productFlags.lowCost && !productFlags.requireImei) {
-    requireField(details, 'productData.serial', product.serial);
-  }
-
-  const serviceFlags = reference.serviceType?.properties ?? {};
-  if (serviceFlags.requirePurchaseDate) {
-    requireField(details, 'productData.purchaseDate', product.purchaseDate);
-    if (!Array.isArray(product.attachedFiles) || product.attachedFiles.length === 0) add(details, 'productData.attachedFiles', FIELD_MESSAGES.required);
-  }
-  if (serviceFlags.requireInsuranceNumber) {
-    requireField(details, 'productData.insuranceNumber', product.insuranceNumber);
-    requireField(details, 'productData.insuranceCompany', product.insuranceCompany);
-  }
-
-  const shipping = reference.shippingMethod;
-  if (shipping) {
-    if (shipping.properties?.requirePickupDate !== false) requireField(details, 'orderData.pickupDate', order.pickupDate);
-    if (shipping.requireWeight) requireField(details, 'productData.weight', product.weight);
-    if (shipping.requireVolume) requireField(details, 'productData.volume', product.volume);
-    const goodsTypes = shipping.properties?.goodsTypeList;
-    if (goodsTypes) {
-      if (isBlank(order.goodsType)) add(details, 'orderData.goodsType', FIELD_MESSAGES.required);
-      else if (!goodsTypes.includes(order.goodsType!)) add(details, 'orderData.goodsType', FIELD_MESSAGES.notAnOption);
-    }
-  }
-
-  if (reference.partnerSettings?.supportsPackaging && order.emballage === true) requireField(details, 'orderData.mail', order.mail);
-  return details;
+  return checkRules(body, referenceRuleSet(reference));
 }
 
 /** Merges detail maps, keeping each field's messages once and in order. */
 export function mergeDetails(...maps: FieldDetails[]): FieldDetails {
   const merged: FieldDetails = {};
-  for (const map of maps) for (const [field, messages] of Object.entries(map)) for (const message of messages) add(merged, field, message);
+  for (const map of maps)
+    for (const [field, messages] of Object.entries(map)) for (const message of messages) add(merged, field, message);
   return merged;
 }

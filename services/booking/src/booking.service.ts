@@ -6,23 +6,56 @@
  */
 import path from 'node:path';
 import type { Context, ServiceSchema, ServiceSettingSchema } from 'moleculer';
-import { configOf, DbMixin, FieldsValidationError, inTransaction, OutboxMixin, type World, WorldCacheMixin } from '@hub/shared';
+import {
+  DbMixin,
+  FieldsValidationError,
+  IdempotencyMixin,
+  idempotencyKeysRetention,
+  inTransaction,
+  PerWorld,
+  OlderPathsMixin,
+  OutboxMixin,
+  relayedEventsRetention,
+  RetentionMixin,
+  type World,
+  WorldCacheMixin,
+} from '@hub/shared';
 import { caseActions } from './cases.actions';
-import { sweepExpiredKeys, sweepIntervalMs } from './idempotency';
+import { loadFirstStatuses } from './cases.store';
 import { requestActions } from './requests.actions';
+import { requestLogRetention } from './requests.store';
 import { caseReadActions } from './case-read.actions';
 import { statusActions } from './statuses.actions';
 import { caseUpdateActions } from './case-update.actions';
 import { fileActions } from './files.actions';
 import { intakeActions } from './intake.actions';
 import { emailActions } from './email.actions';
+import { historyActions } from './history.actions';
+import { schemaActions } from './schema.actions';
+import { BOOKING_OLDER_PATHS } from './older-paths';
 import { applyTags, tagNameClashes } from './tags';
 import type { BookingThis } from './booking.types';
 
 const BookingService: ServiceSchema<ServiceSettingSchema, BookingThis> = {
   name: 'booking',
-  mixins: [DbMixin('booking', path.join(__dirname, 'migrations')), OutboxMixin('booking'), WorldCacheMixin],
+  mixins: [
+    DbMixin('booking', path.join(__dirname, 'migrations')),
+    OutboxMixin('booking'),
+    RetentionMixin('booking', ({ retention, idempotencyKeyTtlMs }) => {
+      const outbox = relayedEventsRetention('booking', retention.relayedEventsMs);
+      const requestLog = requestLogRetention(retention.requestLogMs);
+      const keys = idempotencyKeysRetention('booking', idempotencyKeyTtlMs);
+      return { rules: [outbox.rule, requestLog.rule, keys.rule], aged: [outbox.aged, requestLog.aged, keys.aged] };
+    }),
+    WorldCacheMixin,
+    OlderPathsMixin(BOOKING_OLDER_PATHS),
+    IdempotencyMixin('booking'),
+  ],
   settings: { rest: '' },
+  metadata: {
+    description:
+      "Cases: validate and book, read and search, update, statuses, files, the provider's intake, the partner's finish, and the request log.",
+  },
 
   actions: {
     ...caseActions,
@@ -33,11 +66,9 @@ const BookingService: ServiceSchema<ServiceSettingSchema, BookingThis> = {
     ...fileActions,
     ...intakeActions,
     ...emailActions,
+    ...historyActions,
+    ...schemaActions,
 
-    /**
-     * The providers' status keys and the case tags. A provider in the world gets exactly its listed keys, in
-     * order; the first is the status every new case of that provider starts with.
-     */
     /** Internal: whether the world's tags would load, asked before any part of a world is written. */
     checkWorld: {
       visibility: 'public',
@@ -49,6 +80,10 @@ const BookingService: ServiceSchema<ServiceSettingSchema, BookingThis> = {
       },
     },
 
+    /**
+     * The providers' status keys and the case tags. A provider in the world gets exactly its listed keys, in
+     * order; the first is the status every new case of that provider starts with.
+     */
     applyWorld: {
       visibility: 'public',
       params: { world: { type: 'object' } },
@@ -61,24 +96,34 @@ const BookingService: ServiceSchema<ServiceSettingSchema, BookingThis> = {
             await trx('booking.status_keys').where({ provider_id: provider.id }).delete();
             if (provider.statusKeys.length === 0) continue;
             await trx('booking.status_keys').insert(
-              provider.statusKeys.map((status, position) => ({ provider_id: provider.id, key: status.key, name: status.name, position })),
+              provider.statusKeys.map((status, position) => ({
+                provider_id: provider.id,
+                key: status.key,
+                name: status.name,
+                description: status.description ?? null,
+                sms_available: status.smsAvailable ?? false,
+                email_available: status.emailAvailable ?? false,
+                position,
+              })),
             );
           }
         });
+        this.firstStatuses.forget();
         return true;
       },
     },
   },
 
-  started(this: BookingThis) {
-    const ttlMs = configOf(this.broker).idempotencyKeyTtlMs;
-    this.idempotencySweep = setInterval(() => {
-      sweepExpiredKeys(this.db.knex, ttlMs).catch((err) => this.logger.warn('Sweeping expired Idempotency-Keys failed; the next sweep tries again', err));
-    }, sweepIntervalMs(ttlMs));
+  events: {
+    // Every instance reads the status keys again after a load anywhere in the cluster.
+    'world.changed'(this: BookingThis) {
+      this.firstStatuses.forget();
+    },
   },
 
-  stopped(this: BookingThis) {
-    clearInterval(this.idempotencySweep);
+  // Only a world load changes the status keys; a booking would otherwise read them each time.
+  created(this: BookingThis) {
+    this.firstStatuses = new PerWorld(() => loadFirstStatuses(this.db.knex));
   },
 };
 

@@ -1,4 +1,8 @@
 /** The booking service's `this`. */
-import type { OutboxDbService } from '@hub/shared';
+import type { OutboxDbService, PerWorld } from '@hub/shared';
+import type { FirstStatuses } from './cases.store';
 
-export type BookingThis = OutboxDbService & { idempotencySweep?: NodeJS.Timeout };
+export type BookingThis = OutboxDbService & {
+  /** The status each provider's new cases start with, read once per world. */
+  firstStatuses: PerWorld<FirstStatuses>;
+};

@@ -1,11 +1,18 @@
 /**
  * Finding a case for a caller (a case it may not see is a 404, like a missing one) and the
- * status rules its answer is rendered with. Status rules come from the webhooks service and are
- * asked before any transaction opens (embedded mode shares one database connection).
+ * status rules its answer is rendered with. Status rules are reference data of the catalog and
+ * are asked before any transaction opens (embedded mode shares one database connection).
  */
 import type { Knex } from 'knex';
-import type { Context, ServiceBroker } from 'moleculer';
-import { assertCanSeeCase, type Caller, ConflictError, isServiceRunning, NotFoundError, type StatusRules } from '@hub/shared';
+import type { Context } from 'moleculer';
+import {
+  assertCanSeeCase,
+  type Caller,
+  ConflictError,
+  NotFoundError,
+  type StatusRules,
+  UUID_PATTERN,
+} from '@hub/shared';
 import type { CaseRow } from './case-shape';
 
 /** A case row with the lifecycle columns of the intake and finish. */
@@ -16,22 +23,21 @@ export type LifecycleRow = CaseRow & {
   finished_at: Date | null;
 };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** A guid parameter: any text, so a malformed guid is the same 404 as an unknown one. */
 export const GUID_PARAM = { type: 'string', min: 1, max: 64 };
 
-/** The partner's status mapping and blacklist while a webhooks service runs; null otherwise. */
-export async function statusRulesFor(ctx: Context, broker: ServiceBroker, caller: Caller): Promise<StatusRules | null> {
+/** A partner's status mapping and blacklist; null for other callers, who see provider keys. */
+export async function statusRulesFor(ctx: Context, caller: Caller): Promise<StatusRules | null> {
   if (caller.role !== 'partner' || caller.partnerId === null) return null;
-  if (!isServiceRunning(broker, 'webhooks')) return null;
-  const rules = await ctx.call<StatusRules | null, { partnerId: number }>('webhooks.statusRules', { partnerId: caller.partnerId });
-  return rules ?? { mappings: {}, blacklist: [] };
+  const rules = await ctx.call<Record<number, StatusRules>, { partnerIds: number[] }>('catalog.statusRules', {
+    partnerIds: [caller.partnerId],
+  });
+  return rules[caller.partnerId];
 }
 
 /** The case row, read with `forUpdate` inside a transaction that changes it. */
 export async function caseRowFor(knex: Knex, caller: Caller, guid: string, forUpdate = false): Promise<LifecycleRow> {
-  if (!UUID.test(guid)) throw new NotFoundError('Case not found');
+  if (!UUID_PATTERN.test(guid)) throw new NotFoundError('Case not found');
   const query = knex('booking.cases').where({ guid: guid.toLowerCase() }).first();
   const row = (await (forUpdate ? query.forUpdate() : query)) as LifecycleRow | undefined;
   assertCanSeeCase(caller, row ? { partnerId: row.partner_id, serviceProviderId: row.service_provider_id } : null);

@@ -5,7 +5,7 @@
  * what changed there. Both sides are in the webhook shape first, where consents and accessories
  * are lists, so each goes whole.
  */
-import { caseForWebhook } from '@hub/shared';
+import { caseForWebhook, withoutProviderData } from '@hub/shared';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
@@ -16,11 +16,15 @@ export function isPlainObject(value: unknown): value is JsonObject {
 
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, index) => deepEqual(item, b[index]));
+  if (Array.isArray(a) && Array.isArray(b))
+    return a.length === b.length && a.every((item, index) => deepEqual(item, b[index]));
   if (isPlainObject(a) && isPlainObject(b)) {
     const keys = Object.keys(a).filter((key) => a[key] !== undefined);
     const otherKeys = Object.keys(b).filter((key) => b[key] !== undefined);
-    return keys.length === otherKeys.length && keys.every((key) => Object.prototype.hasOwnProperty.call(b, key) && deepEqual(a[key], b[key]));
+    return (
+      keys.length === otherKeys.length &&
+      keys.every((key) => Object.prototype.hasOwnProperty.call(b, key) && deepEqual(a[key], b[key]))
+    );
   }
   return false;
 }
@@ -48,12 +52,30 @@ export function diffObjects(before: JsonObject, after: JsonObject): JsonObject {
 }
 
 /** The top-level keys of a case that the webhook reports. */
-export const DIFFED_CASE_KEYS = ['orderData', 'productData', 'customer', 'consumer', 'pickupDst', 'returnDst', 'sender', 'receiver', 'tags'] as const;
+export const DIFFED_CASE_KEYS = [
+  'orderData',
+  'productData',
+  'customer',
+  'consumer',
+  'pickupDst',
+  'returnDst',
+  'sender',
+  'receiver',
+  'tags',
+] as const;
 
-/** The `case.updated` payload for one change, or null when nothing the webhook reports changed. */
-export function caseUpdatedPayload(guid: string, before: Record<string, unknown>, after: Record<string, unknown>): ({ guid: string } & JsonObject) | null {
+/**
+ * The `case.updated` payload for one change, or null when nothing the webhook reports changed.
+ * A partner's payload leaves out the provider's private data, as its reads do.
+ */
+export function caseUpdatedPayload(
+  guid: string,
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+  forPartner: boolean,
+): ({ guid: string } & JsonObject) | null {
   const pick = (source: Record<string, unknown>) => {
-    const shaped = caseForWebhook(source);
+    const shaped = caseForWebhook(forPartner ? withoutProviderData(source) : source);
     return Object.fromEntries(DIFFED_CASE_KEYS.map((key) => [key, shaped[key] as Json]));
   };
   const diff = diffObjects(pick(before), pick(after));

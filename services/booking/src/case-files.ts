@@ -7,8 +7,18 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { FIELD_MESSAGES, type FieldDetails } from '@hub/shared';
 
-export const FILE_TYPES = ['proofOfPurchase', 'proofOfDamage', 'transportDamage', 'claim', 'report', 'shipmentLabel', 'other'] as const;
+export const FILE_TYPES = [
+  'proofOfPurchase',
+  'proofOfDamage',
+  'transportDamage',
+  'claim',
+  'report',
+  'shipmentLabel',
+  'other',
+] as const;
 export type FileType = (typeof FILE_TYPES)[number];
+/** The type of the file `shipping/label` answers. */
+export const SHIPMENT_LABEL: FileType = 'shipmentLabel';
 
 /** The accepted extensions and the content type each file is served with. */
 export const FILE_EXTENSIONS: Record<string, string> = {
@@ -31,6 +41,21 @@ export const FILE_EXTENSIONS: Record<string, string> = {
   eml: 'message/rfc822',
   msg: 'application/vnd.ms-outlook',
   zip: 'application/zip',
+  // The rest of the product's documented list: OpenDocument text and the video formats.
+  odt: 'application/vnd.oasis.opendocument.text',
+  avi: 'video/x-msvideo',
+  mp4: 'video/mp4',
+  m4v: 'video/x-m4v',
+  mov: 'video/quicktime',
+  wmv: 'video/x-ms-wmv',
+  mpg: 'video/mpeg',
+  mpeg: 'video/mpeg',
+  mpe: 'video/mpeg',
+  mpv: 'video/mpv',
+  m2v: 'video/mpeg',
+  mp2: 'video/mpeg',
+  mkv: 'video/x-matroska',
+  '3gp': 'video/3gpp',
 };
 
 /** Most files one upload may carry. */
@@ -89,7 +114,8 @@ export function prepareFiles(files: FileIn[], maxBytes: number): { details: Fiel
     const at = `files[${index}]`;
     const extension = extensionOf(file.name);
     const contentType = extension ? FILE_EXTENSIONS[extension] : undefined;
-    if (!extension || !contentType) fail(`${at}.name`, `File extension must be one of ${Object.keys(FILE_EXTENSIONS).join(', ')}`);
+    if (!extension || !contentType)
+      fail(`${at}.name`, `File extension must be one of ${Object.keys(FILE_EXTENSIONS).join(', ')}`);
     const hasUrl = file.url !== undefined && file.url !== null && file.url !== '';
     const hasData = file.data !== undefined && file.data !== null && file.data !== '';
     if (hasUrl && hasData) fail(`${at}.data`, FIELD_MESSAGES.notAccepted);
@@ -102,7 +128,14 @@ export function prepareFiles(files: FileIn[], maxBytes: number): { details: Fiel
       else if (bytes.length > maxBytes) fail(`${at}.data`, `File must be at most ${maxBytes} bytes`);
     }
     if (contentType && extension) {
-      prepared.push({ name: file.name.trim(), type: fileTypeOf(file.type), contentType, extension, url: hasUrl ? file.url : undefined, bytes });
+      prepared.push({
+        name: file.name.trim(),
+        type: fileTypeOf(file.type),
+        contentType,
+        extension,
+        url: hasUrl ? file.url : undefined,
+        bytes,
+      });
     }
   });
   return { details, prepared };

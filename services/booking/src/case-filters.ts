@@ -5,15 +5,24 @@
  * wider search.
  *
  * Forms: `{ field: value }` (equality; a list means any of them), `{ field: { $lt, $gt } }`,
- * `productData.<key>` / `orderData.<key>` (compared as text), `commonSearch` (case-insensitive
+ * `productData.<key>` / `orderData.<key>` at any depth (compared as text), written dotted
+ * (`"orderData.partnerSpecific.acme.ref"`) or nested as the product documents it
+ * (`{ orderData: { partnerSpecific: { acme: { ref } } } }`), `commonSearch` (case-insensitive
  * substring of the guid, orderData, productData and contacts) and `tags` (names, all must match).
  */
-import { FIELD_MESSAGES, type FieldDetails, FieldsValidationError, INTEGER_COLUMN_MAX, parseInstant } from '@hub/shared';
-
-export interface SqlFragment {
-  sql: string;
-  bindings: Array<string | number>;
-}
+import {
+  allOf,
+  escapeLike,
+  FIELD_MESSAGES,
+  type FieldDetails,
+  FieldsValidationError,
+  INTEGER_COLUMN_MAX,
+  isPlainObject,
+  parseInstant,
+  PROVIDER_ORDER_DATA_KEY,
+  type SqlFragment,
+  UUID_PATTERN,
+} from '@hub/shared';
 
 type Kind = 'id' | 'uuid' | 'text' | 'timestamp';
 
@@ -33,8 +42,9 @@ const JSON_COLUMNS: Record<string, string> = { productData: 'c.product_data', or
 
 export const FILTER_LIMITS = { anyOf: 100, textLength: 255, tags: 20 };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const JSON_KEY = /^[A-Za-z0-9_]{1,64}$/;
+const JSON_KEY = /^[A-Za-z0-9_-]{1,64}$/;
+/** How deep a productData/orderData filter may reach. */
+const JSON_PATH_DEPTH = 8;
 
 /**
  * How `currentStatus` reads for the caller (see the shared status view): the provider keys a key it names
@@ -47,16 +57,44 @@ export interface StatusReading {
 }
 const PROVIDER_READING: StatusReading = { keysOf: (key) => [key] };
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+/** An object of `$` operators (`{ $lt, $gt }`) is a comparison, not a level of nesting. */
+const isOperatorObject = (value: Record<string, unknown>) => Object.keys(value).some((key) => key.startsWith('$'));
+
+/**
+ * The filters with nested productData/orderData objects written as dotted keys, so
+ * `{ orderData: { partnerSpecific: { acme: { ref: 1 } } } }` reads as
+ * `{ "orderData.partnerSpecific.acme.ref": 1 }`; every other entry stays as sent.
+ */
+function dottedFilters(filters: Record<string, unknown>): Array<[string, unknown]> {
+  const entries: Array<[string, unknown]> = [];
+  const walk = (path: string, value: unknown) => {
+    if (isPlainObject(value) && Object.keys(value).length > 0 && !isOperatorObject(value)) {
+      for (const [key, nested] of Object.entries(value)) walk(`${path}.${key}`, nested);
+    } else entries.push([path, value]);
+  };
+  for (const [field, value] of Object.entries(filters)) {
+    if (Object.hasOwn(JSON_COLUMNS, field.split('.')[0]) && isPlainObject(value)) walk(field, value);
+    else entries.push([field, value]);
+  }
+  return entries;
+}
+
+/** `c.order_data -> 'a' ->> 'b'` for the path `a.b`, or null when a key cannot be one. */
+function jsonPathSql(column: string, path: string): string | null {
+  const keys = path.split('.');
+  if (keys.length > JSON_PATH_DEPTH || !keys.every((key) => JSON_KEY.test(key))) return null;
+  const last = keys.pop()!;
+  return `(${[column, ...keys.map((key) => `'${key}'`)].join(' -> ')} ->> '${last}')`;
 }
 
 function bindingOf(kind: Kind, value: unknown): string | number | undefined {
   switch (kind) {
     case 'id':
-      return typeof value === 'number' && Number.isInteger(value) && Math.abs(value) <= INTEGER_COLUMN_MAX ? value : undefined;
+      return typeof value === 'number' && Number.isInteger(value) && Math.abs(value) <= INTEGER_COLUMN_MAX
+        ? value
+        : undefined;
     case 'uuid':
-      return typeof value === 'string' && UUID.test(value) ? value.toLowerCase() : undefined;
+      return typeof value === 'string' && UUID_PATTERN.test(value) ? value.toLowerCase() : undefined;
     case 'text':
       if (typeof value === 'number' || typeof value === 'boolean') return String(value);
       return typeof value === 'string' && value.length <= FILTER_LIMITS.textLength ? value : undefined;
@@ -65,12 +103,43 @@ function bindingOf(kind: Kind, value: unknown): string | number | undefined {
   }
 }
 
-export function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (char) => `\\${char}`);
+const JSON_NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/;
+
+/**
+ * For an equality on a JSON key's text, the containment tests one of which every matching case
+ * passes, so the column's GIN index finds the candidates (`->>` has no index). The text equality
+ * stays beside it and decides; without the hint the scope's every case would be read. The text of
+ * a string, a number or a boolean can each equal a value sent; that of an object or array, too,
+ * but no containment test finds those, so such a value gets no hint.
+ */
+function containmentHint(column: string, path: string[], value: unknown): SqlFragment | undefined {
+  const values = Array.isArray(value) ? value : [value];
+  if (values.length === 0) return undefined;
+  const texts = values.map((item) => (typeof item === 'number' || typeof item === 'boolean' ? String(item) : item));
+  if (texts.some((text) => typeof text !== 'string' || /^\s*[[{]/.test(text))) return undefined;
+  // `{"a": {"b": <value>}}` for the path a.b; keys are `[A-Za-z0-9_]` only (see jsonPathSql).
+  const at = (json: string) => path.reduceRight((inner, key) => `{"${key}": ${inner}}`, json);
+  const documents = (texts as string[]).flatMap((text) => {
+    const forms = [at(JSON.stringify(text))];
+    if (JSON_NUMBER.test(text) || text === 'true' || text === 'false') forms.push(at(text));
+    return forms;
+  });
+  return {
+    sql: documents.map(() => `${column} @> ?::jsonb`).join(' or '),
+    bindings: documents,
+  };
 }
 
-/** The filters as one SQL condition; throws the 400 envelope naming every filter it cannot read. */
-export function translateCaseFilters(filters: unknown, statusReading: StatusReading = PROVIDER_READING): SqlFragment {
+/**
+ * The filters as one SQL condition; throws the 400 envelope naming every filter it cannot read.
+ * `forPartner`: the provider's private orderData is neither a filter nor found by `commonSearch`,
+ * so a partner cannot probe for what it may not read.
+ */
+export function translateCaseFilters(
+  filters: unknown,
+  statusReading: StatusReading = PROVIDER_READING,
+  forPartner = false,
+): SqlFragment {
   if (filters === undefined || filters === null) return { sql: 'true', bindings: [] };
   if (!isPlainObject(filters)) throw new FieldsValidationError({ filters: [FIELD_MESSAGES.wrongFormat] });
   const errors: FieldDetails = {};
@@ -88,7 +157,9 @@ export function translateCaseFilters(filters: unknown, statusReading: StatusRead
     const read = status && statusReading.current ? statusReading.current : { sql: columnName, bindings: [] };
     const column = read.sql;
     const anyOf = (bound: Array<string | number>): SqlFragment =>
-      bound.length ? { sql: `${column} in (${bound.map(() => '?').join(', ')})`, bindings: [...read.bindings, ...bound] } : { sql: 'false', bindings: [] };
+      bound.length
+        ? { sql: `${column} in (${bound.map(() => '?').join(', ')})`, bindings: [...read.bindings, ...bound] }
+        : { sql: 'false', bindings: [] };
     if (value === null) {
       fragments.push({ sql: `${column} is null`, bindings: [...read.bindings] });
       return;
@@ -109,7 +180,10 @@ export function translateCaseFilters(filters: unknown, statusReading: StatusRead
         }
         const bound = status || kind === 'uuid' ? undefined : bindingOf(kind, operand);
         if (bound === undefined) {
-          fail(`${at}.${operator}`, status || kind === 'uuid' ? FIELD_MESSAGES.notAccepted : FIELD_MESSAGES.wrongFormat);
+          fail(
+            `${at}.${operator}`,
+            status || kind === 'uuid' ? FIELD_MESSAGES.notAccepted : FIELD_MESSAGES.wrongFormat,
+          );
           continue;
         }
         fragments.push({ sql: `${column} ${operator === '$lt' ? '<' : '>'} ?`, bindings: [bound] });
@@ -121,7 +195,7 @@ export function translateCaseFilters(filters: unknown, statusReading: StatusRead
     fragments.push(anyOf(bound));
   };
 
-  for (const [field, value] of Object.entries(filters)) {
+  for (const [field, value] of dottedFilters(filters)) {
     const at = `filters.${field}`;
     if (field === 'commonSearch') {
       if (typeof value !== 'string' || value.trim().length === 0 || value.length > FILTER_LIMITS.textLength) {
@@ -129,17 +203,32 @@ export function translateCaseFilters(filters: unknown, statusReading: StatusRead
         continue;
       }
       const pattern = `%${escapeLike(value.trim())}%`;
+      // The index finds the cases whose whole orderData matches; for a partner, the match must
+      // also hold without the provider's private key.
+      const orderData = forPartner
+        ? {
+            sql: `(s.order_data::text ilike ? escape '\\' and (s.order_data - '${PROVIDER_ORDER_DATA_KEY}')::text ilike ? escape '\\')`,
+            bindings: [pattern, pattern],
+          }
+        : { sql: "s.order_data::text ilike ? escape '\\'", bindings: [pattern] };
+      // As a set of ids found through the trigram index of each text (one OR over the case's texts
+      // and its contacts' would read every case in the caller's scope).
       fragments.push({
         sql:
-          "c.guid::text ilike ? escape '\\' or c.order_data::text ilike ? escape '\\' or c.product_data::text ilike ? escape '\\'" +
-          " or exists (select 1 from booking.case_contacts cc where cc.case_id = c.id and cc.data::text ilike ? escape '\\')",
-        bindings: [pattern, pattern, pattern, pattern],
+          `c.id in (select s.id from booking.cases s where s.guid::text ilike ? escape '\\' or ${orderData.sql}` +
+          " or s.product_data::text ilike ? escape '\\'" +
+          " union all select cc.case_id from booking.case_contacts cc where cc.data::text ilike ? escape '\\')",
+        bindings: [pattern, ...orderData.bindings, pattern, pattern],
       });
       continue;
     }
     if (field === 'tags') {
       const names = typeof value === 'string' ? [value] : value;
-      if (!Array.isArray(names) || names.length > FILTER_LIMITS.tags || names.some((name) => typeof name !== 'string' || name.length === 0 || name.length > 255)) {
+      if (
+        !Array.isArray(names) ||
+        names.length > FILTER_LIMITS.tags ||
+        names.some((name) => typeof name !== 'string' || name.length === 0 || name.length > 255)
+      ) {
         fail(at);
         continue;
       }
@@ -153,12 +242,18 @@ export function translateCaseFilters(filters: unknown, statusReading: StatusRead
     }
     const dot = field.indexOf('.');
     if (dot > 0 && Object.hasOwn(JSON_COLUMNS, field.slice(0, dot))) {
-      const key = field.slice(dot + 1);
-      if (!JSON_KEY.test(key)) {
+      if (forPartner && field.split('.').slice(0, 2).join('.') === `orderData.${PROVIDER_ORDER_DATA_KEY}`) {
         fail(at, FIELD_MESSAGES.notAccepted);
         continue;
       }
-      compare(`(${JSON_COLUMNS[field.slice(0, dot)]} ->> '${key}')`, 'text', value, at, false);
+      const column = jsonPathSql(JSON_COLUMNS[field.slice(0, dot)], field.slice(dot + 1));
+      if (!column) {
+        fail(at, FIELD_MESSAGES.notAccepted);
+        continue;
+      }
+      compare(column, 'text', value, at, false);
+      const hint = containmentHint(JSON_COLUMNS[field.slice(0, dot)], field.slice(dot + 1).split('.'), value);
+      if (hint) fragments.push(hint);
       continue;
     }
     // Own keys only: `constructor` or `__proto__` must not find something on the prototype.
@@ -170,6 +265,5 @@ export function translateCaseFilters(filters: unknown, statusReading: StatusRead
     compare(spec.column, spec.kind, value, at, field === 'currentStatus');
   }
   if (Object.keys(errors).length) throw new FieldsValidationError(errors);
-  if (fragments.length === 0) return { sql: 'true', bindings: [] };
-  return { sql: fragments.map((fragment) => `(${fragment.sql})`).join(' and '), bindings: fragments.flatMap((fragment) => fragment.bindings) };
+  return allOf(fragments);
 }

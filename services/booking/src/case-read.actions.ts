@@ -6,6 +6,7 @@ import { loadCases } from './case-shape';
 import { SEARCH_PARAMS, searchCases, type SearchParams } from './case-search';
 import { externalRequestOut, type ExternalRequestRow } from './requests.store';
 import type { BookingThis } from './booking.types';
+import { CASE_PAGE, CASE_READ } from './responses';
 
 export interface ReadCaseParams {
   guid: string;
@@ -16,15 +17,22 @@ export const caseReadActions: ServiceActionsSchema = {
   read: {
     rest: 'GET /v3/case',
     access: ACCESS.PARTNER_PROVIDER,
+    summary: 'A case',
+    description:
+      "As the caller's party sees it: a partner reads statuses in its own keys (hidden ones left out) and no `orderData.providerSpecific`. With `includeRequests=1`, the case's request log too.",
+    response: CASE_READ,
     params: { guid: GUID_PARAM, includeRequests: { type: 'boolean', optional: true } },
     async handler(this: BookingThis, ctx: Context<ReadCaseParams, CallerMeta>) {
       const caller = callerOf(ctx);
-      const rules = await statusRulesFor(ctx, this.broker, caller);
+      const rules = await statusRulesFor(ctx, caller);
       const row = await caseRowFor(this.db.knex, caller, ctx.params.guid);
       const [found] = await loadCases(this.db.knex, [row.guid]);
       const shown: Record<string, unknown> = caseForPartner(found, rules) as unknown as Record<string, unknown>;
       if (ctx.params.includeRequests) {
-        const requests = (await this.db.knex('booking.external_requests').where({ case_id: row.id }).orderBy('id')) as ExternalRequestRow[];
+        const requests = (await this.db
+          .knex('booking.external_requests')
+          .where({ case_id: row.id })
+          .orderBy('id')) as ExternalRequestRow[];
         shown.externalRequests = requests.map(externalRequestOut);
       }
       return shown;
@@ -34,10 +42,15 @@ export const caseReadActions: ServiceActionsSchema = {
   search: {
     rest: 'POST /v3/search-cases',
     access: ACCESS.PARTNER_PROVIDER,
+    summary: "Search the caller's cases",
+    description:
+      "`filters` by case field, dotted (`orderData.refNo`) or nested, with `$lt`/`$gt`/`$in`..., `commonSearch` over the text fields and `tags`; paged by `pagination` (`offset` and `limit`, or the `after` cursor a page's `next` gives). docs/cases.md lists them.",
+    response: CASE_PAGE,
+    readOnly: true,
     params: SEARCH_PARAMS,
     async handler(this: BookingThis, ctx: Context<SearchParams, CallerMeta>) {
       const caller = callerOf(ctx);
-      const rules = await statusRulesFor(ctx, this.broker, caller);
+      const rules = await statusRulesFor(ctx, caller);
       return searchCases(this.db.knex, caller, ctx.params, rules);
     },
   },

@@ -1,6 +1,15 @@
 /** The search behind search-cases and unexported-cases: scoped to the caller, filtered, paged. */
 import type { Knex } from 'knex';
-import { type Caller, caseForPartner, hiddenProviderKeys, providerKeysOf, type StatusRules } from '@hub/shared';
+import {
+  type Caller,
+  caseForPartner,
+  CURSOR_PARAM,
+  decodeCursor,
+  encodeCursor,
+  hiddenProviderKeys,
+  providerKeysOf,
+  type StatusRules,
+} from '@hub/shared';
 import { loadCases, type CaseOut } from './case-shape';
 import { type StatusReading, translateCaseFilters } from './case-filters';
 
@@ -8,7 +17,7 @@ export const PAGINATION = { defaultLimit: 10, maxLimit: 100 };
 
 export interface SearchParams {
   filters?: unknown;
-  pagination?: { offset?: number; limit?: number };
+  pagination?: { offset?: number; limit?: number; after?: string };
 }
 
 export const SEARCH_PARAMS = {
@@ -19,30 +28,72 @@ export const SEARCH_PARAMS = {
     props: {
       offset: { type: 'number', integer: true, min: 0, optional: true },
       limit: { type: 'number', integer: true, min: 1, max: PAGINATION.maxLimit, optional: true },
+      after: CURSOR_PARAM,
     },
   },
 };
 
 export interface SearchResult {
   data: CaseOut[];
-  pagination: { offset: number; count: number };
+  /** `next`: the `pagination.after` of the following page, null on the last one. */
+  pagination: { offset: number; count: number; next: string | null };
 }
 
 /** `unexported` narrows to the provider's cases it has not accepted yet and that are not cancelled. */
-export async function searchCases(knex: Knex, caller: Caller, params: SearchParams, rules: StatusRules | null, unexported = false): Promise<SearchResult> {
-  const condition = translateCaseFilters(params.filters, await statusReadingFor(knex, rules));
-  const offset = params.pagination?.offset ?? 0;
+export async function searchCases(
+  knex: Knex,
+  caller: Caller,
+  params: SearchParams,
+  rules: StatusRules | null,
+  unexported = false,
+): Promise<SearchResult> {
+  const condition = translateCaseFilters(
+    params.filters,
+    await statusReadingFor(knex, rules),
+    caller.role === 'partner',
+  );
   const limit = params.pagination?.limit ?? PAGINATION.defaultLimit;
+  // Cases sort by id: a cursor is the id of the page's last case.
+  const after =
+    params.pagination?.after === undefined
+      ? undefined
+      : (decodeCursor(params.pagination.after, ['integer'], params.pagination.offset)[0] as number);
 
   const scoped = knex('booking.cases as c').whereRaw(condition.sql, condition.bindings);
   if (caller.role === 'partner') scoped.where('c.partner_id', caller.partnerId);
   else if (caller.role === 'provider') scoped.where('c.service_provider_id', caller.providerId);
   if (unexported) scoped.where('c.accepted', false).whereNull('c.cancelled_at');
 
-  const counted = (await scoped.clone().count<Array<{ count: number }>>('c.id as count').first()) as { count: number } | undefined;
-  const rows = (await scoped.clone().orderBy('c.id').offset(offset).limit(limit).select('c.guid')) as Array<{ guid: string }>;
-  const cases = await loadCases(knex, rows.map((row) => row.guid));
-  return { data: cases.map((found) => caseForPartner(found, rules)), pagination: { offset, count: Number(counted?.count ?? 0) } };
+  // One pass over the matches counts them all and, for a cursor, those up to it.
+  const counted = (await scoped
+    .clone()
+    .select(
+      knex.raw('count(*) as count'),
+      after === undefined ? knex.raw('0 as before') : knex.raw('count(*) filter (where c.id <= ?) as before', [after]),
+    )
+    .first()) as { count: number | string; before: number | string };
+  const paged = scoped
+    .clone()
+    .orderBy('c.id')
+    .limit(limit + 1)
+    .select('c.id', 'c.guid');
+  if (after === undefined) paged.offset(params.pagination?.offset ?? 0);
+  else paged.where('c.id', '>', after);
+  const found = (await paged) as Array<{ id: number; guid: string }>;
+  const rows = found.slice(0, limit);
+
+  const cases = await loadCases(
+    knex,
+    rows.map((row) => row.guid),
+  );
+  return {
+    data: cases.map((loaded) => caseForPartner(loaded, rules)),
+    pagination: {
+      offset: after === undefined ? (params.pagination?.offset ?? 0) : Number(counted.before),
+      count: Number(counted.count),
+      next: found.length > limit ? encodeCursor([rows[rows.length - 1].id]) : null,
+    },
+  };
 }
 
 /**
@@ -52,7 +103,9 @@ export async function searchCases(knex: Knex, caller: Caller, params: SearchPara
  */
 async function statusReadingFor(knex: Knex, rules: StatusRules | null): Promise<StatusReading | undefined> {
   if (!rules) return undefined;
-  const providerKeys = ((await knex('booking.status_keys').distinct('key')) as Array<{ key: string }>).map((row) => row.key);
+  const providerKeys = ((await knex('booking.status_keys').distinct('key')) as Array<{ key: string }>).map(
+    (row) => row.key,
+  );
   const keysOf = (key: string) => providerKeysOf(rules, key, providerKeys);
   const hidden = hiddenProviderKeys(rules);
   if (hidden.length === 0) return { keysOf };

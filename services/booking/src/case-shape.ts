@@ -3,7 +3,7 @@
  * Other services embed this shape (`booking.caseCores`) and the `case.created` event carries it.
  */
 import type { Knex } from 'knex';
-import { contactDataOut, type ContactDataIn, type ContactDataOut } from '@hub/shared';
+import { caseForWebhook, contactDataOut, type ContactDataIn, type ContactDataOut } from '@hub/shared';
 
 export const CONTACT_ROLES = ['sender', 'receiver', 'customer', 'consumer', 'pickupDst', 'returnDst'] as const;
 export type ContactRole = (typeof CONTACT_ROLES)[number];
@@ -127,7 +127,12 @@ export function statusOut(row: StatusRow, guid: string): CaseStatusOut {
 
 const party = (value: Named | null) => (value ? { id: value.id, name: value.name } : null);
 
-export function caseOut(row: CaseRow, contacts: ContactRow[], statuses: StatusRow[], tags: Array<{ id: number; name: string }>): CaseOut {
+export function caseOut(
+  row: CaseRow,
+  contacts: ContactRow[],
+  statuses: StatusRow[],
+  tags: Array<{ id: number; name: string }>,
+): CaseOut {
   const contact = (role: ContactRole) => {
     const found = contacts.find((entry) => entry.role === role);
     return found ? contactDataOut(found.id, found.data, found.created_at) : null;
@@ -146,8 +151,8 @@ export function caseOut(row: CaseRow, contacts: ContactRow[], statuses: StatusRo
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
     partnerId: row.partner_id,
-    orderData: row.order_data,
-    productData: row.product_data,
+    // Consents and accessories as lists even in a case stored before they were kept that way.
+    ...caseForWebhook({ orderData: row.order_data, productData: row.product_data }),
     spareParts: row.spare_parts,
     caseStatuses: statuses.map((status) => statusOut(status, row.guid)),
     currentStatus: row.current_status,

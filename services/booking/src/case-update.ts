@@ -6,7 +6,7 @@
  */
 import type { Context } from 'moleculer';
 import { type ContactDataIn, FIELD_MESSAGES, type FieldDetails } from '@hub/shared';
-import { checkBookingShape } from './booking-body';
+import { checkBookingShape, toStoredForm } from './booking-body';
 import { conditionalRules, mergeDetails, type RuleReference, structuralRules } from './booking-rules';
 import type { CaseRow } from './case-shape';
 
@@ -27,6 +27,16 @@ export const HUB_ORDER_KEYS = [
   'cancelReason',
 ];
 
+/**
+ * orderData keys each party keeps for itself: the other party's update or append leaves them as
+ * stored, so a partner replacing orderData cannot wipe what the provider keeps there, nor the
+ * other way round.
+ */
+export const PARTY_ORDER_KEYS: Record<'partner' | 'provider', string[]> = {
+  partner: ['partnerSpecific', 'partnerOrderReference'],
+  provider: ['providerSpecific', 'providerOrderReference'],
+};
+
 type Data = Record<string, unknown>;
 
 export interface CaseParts {
@@ -40,16 +50,24 @@ export interface CaseParts {
 
 export type SentParts = Partial<Record<UpdatePart, Data | null>>;
 
-const isObject = (value: unknown): value is Data => typeof value === 'object' && value !== null && !Array.isArray(value);
-const pickKeys = (data: Data, keys: string[]) => Object.fromEntries(Object.entries(data).filter(([key]) => keys.includes(key)));
-const omitKeys = (data: Data, keys: string[]) => Object.fromEntries(Object.entries(data).filter(([key]) => !keys.includes(key)));
+const isObject = (value: unknown): value is Data =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const pickKeys = (data: Data, keys: string[]) =>
+  Object.fromEntries(Object.entries(data).filter(([key]) => keys.includes(key)));
+const omitKeys = (data: Data, keys: string[]) =>
+  Object.fromEntries(Object.entries(data).filter(([key]) => !keys.includes(key)));
 
 /**
- * The parts after the change: `replace` puts each part sent in place of the stored one, `merge`
- * sets the keys sent on it (one level deep; a key sent as null becomes null). The hub's own
- * orderData keys always stay as stored.
+ * The parts after the change by `party`: `replace` puts each part sent in place of the stored
+ * one, `merge` sets the keys sent on it (one level deep; a key sent as null becomes null). The
+ * hub's own orderData keys, and those the other party keeps, always stay as stored.
  */
-export function nextParts(stored: CaseParts, sent: SentParts, mode: 'replace' | 'merge'): CaseParts {
+export function nextParts(
+  stored: CaseParts,
+  sent: SentParts,
+  mode: 'replace' | 'merge',
+  party: 'partner' | 'provider' | null = null,
+): CaseParts {
   const next = { ...stored } as Record<UpdatePart, Data | null>;
   for (const part of UPDATE_PARTS) {
     const value = sent[part];
@@ -57,7 +75,11 @@ export function nextParts(stored: CaseParts, sent: SentParts, mode: 'replace' | 
     const current = stored[part] as Data | null;
     next[part] = mode === 'merge' && isObject(value) && isObject(current) ? { ...current, ...value } : value;
   }
-  next.orderData = { ...omitKeys(next.orderData ?? {}, HUB_ORDER_KEYS), ...pickKeys(stored.orderData, HUB_ORDER_KEYS) };
+  const keptKeys = [
+    ...HUB_ORDER_KEYS,
+    ...(party ? PARTY_ORDER_KEYS[party === 'partner' ? 'provider' : 'partner'] : []),
+  ];
+  next.orderData = { ...omitKeys(next.orderData ?? {}, keptKeys), ...pickKeys(stored.orderData, keptKeys) };
   next.productData ??= {};
   return next as unknown as CaseParts;
 }
@@ -84,22 +106,31 @@ export function bookingBodyOf(row: CaseRow, parts: CaseParts): Data {
     body.pickupDestination = order.pickupDestination;
     body.returnDestination = order.returnDestination;
   }
-  for (const part of ['consumer', 'pickupDst', 'returnDst'] as const) if (parts[part] !== null) body[part] = parts[part];
+  for (const part of ['consumer', 'pickupDst', 'returnDst'] as const)
+    if (parts[part] !== null) body[part] = parts[part];
   return body;
 }
 
-const under = (field: string, parts: string[]) => parts.some((part) => field === part || field.startsWith(`${part}.`) || field.startsWith(`${part}[`));
+const under = (field: string, parts: string[]) =>
+  parts.some((part) => field === part || field.startsWith(`${part}.`) || field.startsWith(`${part}[`));
 
 /**
  * Checks the changed case; answers the parts as they will be stored (unexpected fields
  * discarded, numbers and booleans converted) and the failures under the parts sent.
  */
-export function checkUpdate(row: CaseRow, parts: CaseParts, sent: SentParts, reference: RuleReference): { parts: CaseParts; details: FieldDetails } {
+export function checkUpdate(
+  row: CaseRow,
+  parts: CaseParts,
+  sent: SentParts,
+  reference: RuleReference,
+): { parts: CaseParts; details: FieldDetails } {
   const { body, details: shape } = checkBookingShape(bookingBodyOf(row, parts));
   const all = mergeDetails(shape, structuralRules(body), conditionalRules(body, reference));
   const sentParts = UPDATE_PARTS.filter((part) => sent[part] !== undefined);
   const details: FieldDetails = Object.fromEntries(Object.entries(all).filter(([field]) => under(field, sentParts)));
-  if (isObject(sent.orderData) && sent.orderData.files !== undefined) details['orderData.files'] = [FIELD_MESSAGES.notAccepted];
+  if (isObject(sent.orderData) && sent.orderData.files !== undefined)
+    details['orderData.files'] = [FIELD_MESSAGES.notAccepted];
+  toStoredForm(body);
   return {
     details,
     parts: {
@@ -126,11 +157,14 @@ export async function ruleReferenceOf(ctx: Context, row: CaseRow): Promise<RuleR
     productType: row.product_type_id,
     ...(row.shipping_method_id !== null ? { shippingMethod: row.shipping_method_id } : {}),
   });
-  const parties = await ctx.call<{ partners: Array<{ settings?: RuleReference['partnerSettings'] }> }, Data>('catalog.parties', { partnerIds: [row.partner_id] });
+  const parties = await ctx.call<{ partners: Array<{ settings?: RuleReference['partnerSettings'] }> }, Data>(
+    'catalog.parties',
+    { partnerIds: [row.partner_id] },
+  );
   return {
     productType: reference.productType ?? null,
     serviceType: reference.serviceType ?? null,
-    shippingMethod: row.shipping_method_id !== null ? reference.shippingMethod ?? null : null,
+    shippingMethod: row.shipping_method_id !== null ? (reference.shippingMethod ?? null) : null,
     partnerSettings: parties.partners[0]?.settings ?? null,
   };
 }

@@ -3,14 +3,23 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { ContactDataIn } from '@hub/shared';
 import type { BookingPlan } from './booking-plan';
-import type { CaseRow, ContactRole, StatusRow } from './case-shape';
+import { type CaseOut, caseOut, type CaseRow, type ContactRole, type ContactRow, type StatusRow } from './case-shape';
 
 /** The status a case of a provider without status keys starts with. */
 export const FALLBACK_FIRST_STATUS = { key: 'registered', name: 'Registered' };
 
-export async function firstStatusOf(knex: Knex, providerId: number): Promise<{ key: string; name: string }> {
-  const row = await knex('booking.status_keys').where({ provider_id: providerId }).orderBy('position').first('key', 'name');
-  return row ?? FALLBACK_FIRST_STATUS;
+/** Each provider's first status key, by provider id. */
+export type FirstStatuses = Map<number, { key: string; name: string }>;
+
+export async function loadFirstStatuses(knex: Knex): Promise<FirstStatuses> {
+  const rows = (await knex.raw(
+    'select distinct on (provider_id) provider_id, key, name from booking.status_keys order by provider_id, position',
+  )) as { rows: Array<{ provider_id: number; key: string; name: string }> };
+  return new Map(rows.rows.map((row) => [row.provider_id, { key: row.key, name: row.name }]));
+}
+
+export function firstStatusOf(firstStatuses: FirstStatuses, providerId: number): { key: string; name: string } {
+  return firstStatuses.get(providerId) ?? FALLBACK_FIRST_STATUS;
 }
 
 /**
@@ -24,7 +33,10 @@ export function caseContacts(plan: BookingPlan): Array<{ role: ContactRole; data
   if (body.pickupDst) contacts.push({ role: 'pickupDst', data: body.pickupDst });
   if (body.returnDst) contacts.push({ role: 'returnDst', data: body.returnDst });
   const endUser = body.consumer ?? body.customer;
-  contacts.push({ role: 'sender', data: body.pickupDst ?? endUser }, { role: 'receiver', data: body.returnDst ?? endUser });
+  contacts.push(
+    { role: 'sender', data: body.pickupDst ?? endUser },
+    { role: 'receiver', data: body.returnDst ?? endUser },
+  );
   return contacts;
 }
 
@@ -50,8 +62,15 @@ export function storedProductData(plan: BookingPlan): Record<string, unknown> {
   return { ...body.productData, noPassword: body.noPassword === true || body.productData.noPassword === true };
 }
 
-/** Inserts a booked case with its contacts and its first status. */
-export async function insertCase(trx: Knex.Transaction, plan: BookingPlan, status: { key: string; name: string }): Promise<{ row: CaseRow; firstStatus: StatusRow }> {
+/**
+ * Inserts a booked case with its contacts and its first status, and answers it in the Case shape
+ * from the rows written (a new case has no tags), so its events need no read back.
+ */
+export async function insertCase(
+  trx: Knex.Transaction,
+  plan: BookingPlan,
+  status: { key: string; name: string },
+): Promise<{ row: CaseRow; firstStatus: StatusRow; created: CaseOut }> {
   const { body } = plan;
   const country = (body.consumer ?? body.customer).countryCode;
   const [row] = (await trx('booking.cases')
@@ -81,9 +100,18 @@ export async function insertCase(trx: Knex.Transaction, plan: BookingPlan, statu
     })
     .returning('*')) as CaseRow[];
 
-  await trx('booking.case_contacts').insert(
-    caseContacts(plan).map(({ role, data }) => ({ case_id: row.id, role, type: data.type ?? null, data: JSON.stringify(data) })),
-  );
-  const [firstStatus] = (await trx('booking.case_statuses').insert({ case_id: row.id, key: status.key, name: status.name }).returning('*')) as StatusRow[];
-  return { row, firstStatus };
+  const contacts = (await trx('booking.case_contacts')
+    .insert(
+      caseContacts(plan).map(({ role, data }) => ({
+        case_id: row.id,
+        role,
+        type: data.type ?? null,
+        data: JSON.stringify(data),
+      })),
+    )
+    .returning('*')) as ContactRow[];
+  const [firstStatus] = (await trx('booking.case_statuses')
+    .insert({ case_id: row.id, key: status.key, name: status.name })
+    .returning('*')) as StatusRow[];
+  return { row, firstStatus, created: caseOut(row, contacts, [firstStatus], []) };
 }

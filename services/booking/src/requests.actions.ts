@@ -1,15 +1,19 @@
-/** The request log: `requests/log` records and the tracked booking attempts (`requests/find`). */
+/**
+ * The request log: `requests/log` records and the tracked booking attempts (`requests/find`),
+ * each with a documented status, `success` or `error`.
+ */
 import type { Context, ServiceActionsSchema } from 'moleculer';
-import { ACCESS, assertCanSeeCase, callerOf } from '@hub/shared';
-import { findTracked, insertExternalRequest } from './requests.store';
+import { ACCESS, assertCanSeeCase, callerOf, inTransaction, keepIdempotentAnswer } from '@hub/shared';
+import { findTracked, insertExternalRequest, REQUEST_STATUSES, type RequestStatus } from './requests.store';
 import type { BookingThis } from './booking.types';
+import { REQUEST_LOGGED, REQUESTS_FOUND } from './responses';
 
 export interface FindRequestsParams {
   trackingId: string;
 }
 export interface LogRequestParams {
   type: string;
-  status: string;
+  status: RequestStatus;
   url?: string;
   meta: { caseId: number } & Record<string, unknown>;
   request?: string;
@@ -19,8 +23,14 @@ export interface LogRequestParams {
 
 export const requestActions: ServiceActionsSchema = {
   findRequests: {
-    rest: 'GET /v3/requests/find',
+    // The documentation's find endpoints take a POST body; the query form stays for GET clients.
+    rest: ['POST /v3/requests/find', 'GET /v3/requests/find'],
     access: ACCESS.PARTNER,
+    readOnly: true,
+    summary: 'The booking attempts sent with a trackingId',
+    response: REQUESTS_FOUND,
+    description:
+      'Every case/create or case/validate request the calling partner sent with this `trackingId`, oldest first, kept whole (discarded fields too) with its outcome: status `success` or `error`, the response and, on failure, the validation errors in `meta.validationErrors`.',
     params: { trackingId: 'string|min:1|max:255' },
     async handler(this: BookingThis, ctx: Context<FindRequestsParams>) {
       const caller = callerOf(ctx);
@@ -31,9 +41,13 @@ export const requestActions: ServiceActionsSchema = {
   logRequest: {
     rest: 'POST /v3/requests/log',
     access: ACCESS.PARTNER_PROVIDER,
+    summary: "Log a request of the integration's own on a case",
+    description:
+      'Keeps what an integration did on the case (`meta.caseId`), for both parties to read in the request log.',
+    response: REQUEST_LOGGED,
     params: {
       type: 'string|min:1|max:64',
-      status: 'string|min:1|max:64',
+      status: { type: 'enum', values: REQUEST_STATUSES },
       url: { type: 'url', optional: true },
       // Integrators put their own keys in meta; only caseId is checked.
       meta: { type: 'object', strict: false, props: { caseId: 'number|integer|positive' } },
@@ -43,10 +57,35 @@ export const requestActions: ServiceActionsSchema = {
     },
     async handler(this: BookingThis, ctx: Context<LogRequestParams>) {
       const caller = callerOf(ctx);
-      const found = await this.db.knex('booking.cases').where({ id: ctx.params.meta.caseId }).first('id', 'partner_id', 'service_provider_id');
-      const owned = assertCanSeeCase(caller, found ? { id: found.id as number, partnerId: found.partner_id as number, serviceProviderId: found.service_provider_id as number | null } : null);
+      const found = await this.db
+        .knex('booking.cases')
+        .where({ id: ctx.params.meta.caseId })
+        .first('id', 'partner_id', 'service_provider_id');
+      const owned = assertCanSeeCase(
+        caller,
+        found
+          ? {
+              id: found.id as number,
+              partnerId: found.partner_id as number,
+              serviceProviderId: found.service_provider_id as number | null,
+            }
+          : null,
+      );
       const { type, status, url, meta, request, response, message } = ctx.params;
-      return insertExternalRequest(this.db.knex, caller, { caseId: owned.id, type, status, url, meta, request, response, message });
+      return inTransaction(this.db.knex, async (trx) => {
+        const logged = await insertExternalRequest(trx, caller, {
+          caseId: owned.id,
+          type,
+          status,
+          url,
+          meta,
+          request,
+          response,
+          message,
+        });
+        await keepIdempotentAnswer(trx, ctx, logged);
+        return logged;
+      });
     },
   },
 };

@@ -3,9 +3,23 @@
  * attempts sent with a trackingId, kept whole (discarded fields too) with their outcome.
  */
 import type { Knex } from 'knex';
-import type { Caller } from '@hub/shared';
+import type { AgedTable, Caller, RetentionRule } from '@hub/shared';
 
 export const TRACKED_REQUEST_TYPE = 'caseCreated';
+
+/** The documented statuses of an external request ("Other": `success` | `error`). */
+export const REQUEST_STATUSES = ['success', 'error'] as const;
+export type RequestStatus = (typeof REQUEST_STATUSES)[number];
+
+const REQUEST_LOG = 'booking.external_requests';
+
+/** The request log is kept `keepMs` from each record's creation. */
+export function requestLogRetention(keepMs: number): { rule: RetentionRule; aged: AgedTable } {
+  return {
+    rule: { name: 'request log', table: REQUEST_LOG, key: ['id'], ageColumn: 'created_at', keepMs },
+    aged: { table: REQUEST_LOG, column: 'created_at', orderBy: 'created_at' },
+  };
+}
 
 export interface ExternalRequestRow {
   id: number;
@@ -67,8 +81,12 @@ export function externalRequestOut(row: ExternalRequestRow): ExternalRequestOut 
   };
 }
 
-export async function insertExternalRequest(knex: Knex, caller: Caller, record: NewExternalRequest): Promise<ExternalRequestOut> {
-  const [row] = (await knex('booking.external_requests')
+export async function insertExternalRequest(
+  knex: Knex,
+  caller: Caller,
+  record: NewExternalRequest,
+): Promise<ExternalRequestOut> {
+  const [row] = (await knex(REQUEST_LOG)
     .insert({
       case_id: record.caseId ?? null,
       partner_id: caller.partnerId,
@@ -89,7 +107,7 @@ export async function insertExternalRequest(knex: Knex, caller: Caller, record: 
 
 /** A partner's tracked booking attempts under one trackingId, oldest first. */
 export async function findTracked(knex: Knex, partnerId: number, trackingId: string): Promise<ExternalRequestOut[]> {
-  const rows = (await knex('booking.external_requests')
+  const rows = (await knex(REQUEST_LOG)
     .where({ partner_id: partnerId, tracking_id: trackingId })
     .orderBy('id')) as ExternalRequestRow[];
   return rows.map(externalRequestOut);

@@ -14,13 +14,18 @@ import {
   FIELD_MESSAGES,
   FieldsValidationError,
   inTransaction,
+  keepIdempotentAnswer,
   notifiableKeys,
   parseInstant,
   writeEvent,
 } from '@hub/shared';
 import { assertNotCancelled, caseRowFor, GUID_PARAM, statusRulesFor } from './case-access';
 import { type CaseRow, loadCases, type StatusRow, statusOut } from './case-shape';
+import type { CaseNotificationsIn } from './booking-body';
+import { STATUS_FIELD } from './case-history';
+import { recordHistory } from './history.store';
 import type { BookingThis } from './booking.types';
+import { NOTIFICATIONS, STATUS_ADDED } from './responses';
 
 export interface AddStatusParams {
   guid: string;
@@ -34,21 +39,41 @@ export function parseDeclaredAt(value: string | null | undefined): Date | null {
   return parseInstant(value);
 }
 
-export async function providerStatusKeys(knex: Knex, providerId: number | null): Promise<Array<{ key: string; name: string }>> {
+/** A provider's status key as case/notifications documents it. */
+export interface StatusKeyOut {
+  key: string;
+  name: string;
+  description: string | null;
+  smsAvailable: boolean;
+  emailAvailable: boolean;
+}
+
+export async function providerStatusKeys(knex: Knex, providerId: number | null): Promise<StatusKeyOut[]> {
   if (providerId === null) return [];
-  return knex('booking.status_keys').where({ provider_id: providerId }).orderBy('position').select('key', 'name');
+  return knex('booking.status_keys')
+    .where({ provider_id: providerId })
+    .orderBy('position')
+    .select('key', 'name', 'description', 'sms_available as smsAvailable', 'email_available as emailAvailable');
 }
 
 /**
  * Adds a status to a locked case and writes `case.statusAdded` (provider keys; the webhooks
  * service maps them per partner). Answers null when the key is already the current one.
  */
-export async function addStatus(trx: Knex.Transaction, row: CaseRow, status: { key: string; name: string }, declaredAt: Date, extra: Record<string, unknown> = {}): Promise<StatusRow | null> {
+export async function addStatus(
+  trx: Knex.Transaction,
+  row: CaseRow,
+  status: { key: string; name: string },
+  declaredAt: Date,
+  extra: Record<string, unknown> = {},
+): Promise<StatusRow | null> {
   if (row.current_status === status.key) return null;
   const [added] = (await trx('booking.case_statuses')
     .insert({ case_id: row.id, key: status.key, name: status.name, declared_at: declaredAt })
     .returning('*')) as StatusRow[];
-  await trx('booking.cases').where({ id: row.id }).update({ current_status: status.key, updated_at: trx.fn.now(), ...extra });
+  await trx('booking.cases')
+    .where({ id: row.id })
+    .update({ current_status: status.key, updated_at: trx.fn.now(), ...extra });
   await writeStatusAdded(trx, row, added, row.current_status);
   return added;
 }
@@ -57,7 +82,13 @@ export async function addStatus(trx: Knex.Transaction, row: CaseRow, status: { k
  * Writes `case.statusAdded` for a status just added (the first one at booking too), with the
  * case as it now is: provider keys, which the webhooks service maps per partner.
  */
-export async function writeStatusAdded(trx: Knex.Transaction, row: CaseRow, added: StatusRow, prevKey: string | null, current?: unknown): Promise<void> {
+export async function writeStatusAdded(
+  trx: Knex.Transaction,
+  row: CaseRow,
+  added: StatusRow,
+  prevKey: string | null,
+  current?: unknown,
+): Promise<void> {
   const found = current ?? (await loadCases(trx, [row.guid]))[0];
   await writeEvent(trx, 'booking', {
     type: DOMAIN_EVENTS.CASE_STATUS_ADDED,
@@ -76,7 +107,15 @@ export const statusActions: ServiceActionsSchema = {
   addStatus: {
     rest: 'POST /v3/case/status',
     access: ACCESS.PROVIDER,
-    params: { guid: GUID_PARAM, key: 'string|min:1|max:64|trim', declaredAt: { type: 'string', optional: true, nullable: true } },
+    summary: 'Add a status to a case',
+    description:
+      "`key` is one of the provider's status keys (lower-cased); re-sending the case's current key changes nothing and answers that status. The partner gets its webhooks in its own keys.",
+    response: STATUS_ADDED,
+    params: {
+      guid: GUID_PARAM,
+      key: 'string|min:1|max:64|trim',
+      declaredAt: { type: 'string', optional: true, nullable: true },
+    },
     async handler(this: BookingThis, ctx: Context<AddStatusParams, CallerMeta>) {
       const caller: Caller = callerOf(ctx);
       const key = ctx.params.key.toLowerCase();
@@ -88,9 +127,19 @@ export const statusActions: ServiceActionsSchema = {
         const status = (await providerStatusKeys(trx, row.service_provider_id)).find((entry) => entry.key === key);
         if (!status) throw new FieldsValidationError({ key: [FIELD_MESSAGES.notAnOption] });
         const added = await addStatus(trx, row, status, declaredAt);
-        if (added) return statusAnswer(added, row.guid);
+        if (added) {
+          await recordHistory(trx, caller, row.id, 'statusAdded', [
+            { field: STATUS_FIELD, before: row.current_status, after: added.key },
+          ]);
+          const answer = statusAnswer(added, row.guid);
+          await keepIdempotentAnswer(trx, ctx, answer);
+          return answer;
+        }
         // Re-sending the current key changes nothing: the answer is the status it already has.
-        const current = (await trx('booking.case_statuses').where({ case_id: row.id }).orderBy('id', 'desc').first()) as StatusRow;
+        const current = (await trx('booking.case_statuses')
+          .where({ case_id: row.id })
+          .orderBy('id', 'desc')
+          .first()) as StatusRow;
         return statusAnswer(current, row.guid);
       });
       this.relayOutbox();
@@ -101,12 +150,25 @@ export const statusActions: ServiceActionsSchema = {
   notifications: {
     rest: 'GET /v3/case/notifications',
     access: ACCESS.PARTNER_PROVIDER,
+    summary: 'Status notifications of a case',
+    description:
+      "The provider's status keys the consumer can be told of, each with the channels it has and whether the case's `orderData.notifications` turns them on.",
+    response: NOTIFICATIONS,
     params: { guid: GUID_PARAM },
     async handler(this: BookingThis, ctx: Context<{ guid: string }, CallerMeta>) {
       const caller = callerOf(ctx);
-      const rules = await statusRulesFor(ctx, this.broker, caller);
+      const rules = await statusRulesFor(ctx, caller);
       const row = await caseRowFor(this.db.knex, caller, ctx.params.guid);
-      return { data: notifiableKeys(await providerStatusKeys(this.db.knex, row.service_provider_id), rules) };
+      const chosen = (row.order_data.notifications ?? {}) as CaseNotificationsIn;
+      // The case's orderData.notifications says, per key, whether it goes out by sms and email;
+      // only by a channel the key has.
+      return {
+        data: notifiableKeys(await providerStatusKeys(this.db.knex, row.service_provider_id), rules).map((entry) => ({
+          ...entry,
+          smsEnabled: entry.smsAvailable && chosen[entry.key]?.sms === true,
+          emailEnabled: entry.emailAvailable && chosen[entry.key]?.email === true,
+        })),
+      };
     },
   },
 };

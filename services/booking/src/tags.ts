@@ -6,9 +6,14 @@ import type { FieldDetails, World } from '@hub/shared';
 export async function applyTags(trx: Knex.Transaction, world: World): Promise<void> {
   const tags = world.tags ?? [];
   if (tags.length === 0) return;
-  await trx('booking.tags').insert(tags.map(({ id, name }) => ({ id, name }))).onConflict('id').merge(['name']);
+  await trx('booking.tags')
+    .insert(tags.map(({ id, name }) => ({ id, name })))
+    .onConflict('id')
+    .merge(['name']);
   // Ids come from the world, so the serial must not hand one of them out later.
-  await trx.raw("select setval(pg_get_serial_sequence('booking.tags', 'id'), greatest((select max(id) from booking.tags), 1))");
+  await trx.raw(
+    "select setval(pg_get_serial_sequence('booking.tags', 'id'), greatest((select max(id) from booking.tags), 1))",
+  );
 }
 
 /**
@@ -24,7 +29,9 @@ export async function tagNameClashes(knex: Knex, world: World): Promise<FieldDet
   const inFile = new Set(tags.map((tag) => tag.id));
   const details: FieldDetails = {};
   tags.forEach((tag, index) => {
-    const kept = stored.find((row) => row.id !== tag.id && !inFile.has(row.id) && row.name.toLowerCase() === tag.name.toLowerCase());
+    const kept = stored.find(
+      (row) => row.id !== tag.id && !inFile.has(row.id) && row.name.toLowerCase() === tag.name.toLowerCase(),
+    );
     if (kept) details[`tags[${index}].name`] = [`tag ${kept.id} has this name`];
   });
   return details;
@@ -33,6 +40,8 @@ export async function tagNameClashes(knex: Knex, world: World): Promise<FieldDet
 /** The ids among `ids` that name no tag. */
 export async function unknownTagIds(knex: Knex, ids: number[]): Promise<number[]> {
   if (ids.length === 0) return [];
-  const found = new Set(((await knex('booking.tags').whereIn('id', ids).select('id')) as Array<{ id: number }>).map((row) => row.id));
+  const found = new Set(
+    ((await knex('booking.tags').whereIn('id', ids).select('id')) as Array<{ id: number }>).map((row) => row.id),
+  );
   return ids.filter((id) => !found.has(id));
 }

@@ -2,14 +2,15 @@ import fc from 'fast-check';
 import { caseUpdatedPayload, diffObjects, type Json } from '../src/case-diff';
 
 type JsonObject = { [key: string]: Json };
-const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is JsonObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** How a receiver rebuilds the new state from the old one and the payload. */
 function applyDiff(before: JsonObject, diff: JsonObject): JsonObject {
   const after: JsonObject = { ...before };
   for (const [key, value] of Object.entries(diff)) {
     if (value === null) delete after[key];
-    else if (isObject(value) && isObject(before[key])) after[key] = applyDiff(before[key] as JsonObject, value);
+    else if (isObject(value) && isObject(before[key])) after[key] = applyDiff(before[key], value);
     else after[key] = value;
   }
   return after;
@@ -36,7 +37,9 @@ describe('diffObjects (spec 6 rule 4)', () => {
   });
 
   it('compares objects key by key at every depth', () => {
-    expect(diffObjects({ o: { x: 1, y: { z: 1, w: 2 } } }, { o: { x: 1, y: { z: 3, w: 2 } } })).toEqual({ o: { y: { z: 3 } } });
+    expect(diffObjects({ o: { x: 1, y: { z: 1, w: 2 } } }, { o: { x: 1, y: { z: 3, w: 2 } } })).toEqual({
+      o: { y: { z: 3 } },
+    });
     expect(diffObjects({ o: { x: 1 } }, { o: { x: 1 } })).toEqual({});
     expect(diffObjects({ o: null }, { o: { x: 1 } })).toEqual({ o: { x: 1 } });
   });
@@ -69,14 +72,44 @@ describe('diffObjects (spec 6 rule 4)', () => {
 });
 
 describe('caseUpdatedPayload', () => {
-  const before = { guid: 'g', orderData: { refNo: 'A', mail: 'x@y.z' }, productData: { serial: 'S' }, customer: { firstName: 'Kari' }, consumer: null, tags: [], currentStatus: 'registered' };
+  const before = {
+    guid: 'g',
+    orderData: { refNo: 'A', mail: 'x@y.z' },
+    productData: { serial: 'S' },
+    customer: { firstName: 'Kari' },
+    consumer: null,
+    tags: [],
+    currentStatus: 'registered',
+  };
 
   it('carries the guid and the changed case keys only', () => {
-    const after = { ...before, orderData: { refNo: 'B' }, consumer: { firstName: 'Ola' }, tags: [{ id: 1, name: 'VIP' }], currentStatus: 'arrived' };
-    expect(caseUpdatedPayload('g', before, after)).toEqual({ guid: 'g', orderData: { refNo: 'B', mail: null }, consumer: { firstName: 'Ola' }, tags: [{ id: 1, name: 'VIP' }] });
+    const after = {
+      ...before,
+      orderData: { refNo: 'B' },
+      consumer: { firstName: 'Ola' },
+      tags: [{ id: 1, name: 'VIP' }],
+      currentStatus: 'arrived',
+    };
+    expect(caseUpdatedPayload('g', before, after, false)).toEqual({
+      guid: 'g',
+      orderData: { refNo: 'B', mail: null },
+      consumer: { firstName: 'Ola' },
+      tags: [{ id: 1, name: 'VIP' }],
+    });
   });
 
   it('is null when no reported key changed', () => {
-    expect(caseUpdatedPayload('g', before, { ...before, currentStatus: 'arrived' })).toBeNull();
+    expect(caseUpdatedPayload('g', before, { ...before, currentStatus: 'arrived' }, false)).toBeNull();
+  });
+
+  it("leaves the provider's private data out of a partner's payload, and nothing else", () => {
+    const after = { ...before, orderData: { ...before.orderData, providerSpecific: { nrc: { bench: 2 } } } };
+    expect(caseUpdatedPayload('g', before, after, false)).toEqual({
+      guid: 'g',
+      orderData: { providerSpecific: { nrc: { bench: 2 } } },
+    });
+    expect(caseUpdatedPayload('g', before, after, true)).toBeNull();
+    const alsoRefNo = { ...after, orderData: { ...after.orderData, refNo: 'B' } };
+    expect(caseUpdatedPayload('g', before, alsoRefNo, true)).toEqual({ guid: 'g', orderData: { refNo: 'B' } });
   });
 });

@@ -1,10 +1,11 @@
 /**
- * case/send-completed-email through the gateway, sending to a real SMTP listener started here;
- * and the message answers when email is off (no SMTP_URL, or the partner's emails disabled).
+ * case/send-completed-email through the gateway, sending to a real SMTP listener started here,
+ * once for a request retried with its Idempotency-Key; and the message answers when email is off
+ * (no SMTP_URL, or the partner's emails disabled).
  */
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
-import { DEMO_TOKENS, startTestHub, type TestHub } from '../../../test/support/hub';
+import { DEMO_TOKENS, startTestHub, type TestHub, waitFor } from '../../../test/support/hub';
 import { BOOKING_SERVICES, bookCase } from '../../../test/support/cases';
 
 interface Received {
@@ -13,13 +14,17 @@ interface Received {
   raw: string;
 }
 
-const send = (hub: TestHub, token: string, body: unknown) => hub.request('POST', '/api/v3/case/send-completed-email', { token, body });
+const send = (hub: TestHub, token: string, body: unknown, headers?: Record<string, string>) =>
+  hub.request('POST', '/api/v3/case/send-completed-email', { token, body, headers });
 
 describe('with an SMTP server', () => {
   let hub: TestHub;
   let smtp: SMTPServer;
   let guid: string;
   const received: Received[] = [];
+  /** Emails the listener has begun to take; each is taken whole once `accepting` settles. */
+  let begun = 0;
+  let accepting = Promise.resolve();
 
   beforeAll(async () => {
     smtp = new SMTPServer({
@@ -27,17 +32,27 @@ describe('with an SMTP server', () => {
       disabledCommands: ['STARTTLS', 'AUTH'],
       logger: false,
       onData(stream, session, callback) {
+        begun += 1;
         const chunks: Buffer[] = [];
         stream.on('data', (chunk: Buffer) => chunks.push(chunk));
         stream.on('end', () => {
-          received.push({ from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', to: session.envelope.rcptTo.map((entry) => entry.address), raw: Buffer.concat(chunks).toString('utf8') });
-          callback();
+          void accepting.then(() => {
+            received.push({
+              from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+              to: session.envelope.rcptTo.map((entry) => entry.address),
+              raw: Buffer.concat(chunks).toString('utf8'),
+            });
+            callback();
+          });
         });
       },
     });
     await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
     const { port } = smtp.server.address() as AddressInfo;
-    hub = await startTestHub({ services: BOOKING_SERVICES, env: { SMTP_URL: `smtp://127.0.0.1:${port}`, MAIL_FROM: 'hub@example.org' } });
+    hub = await startTestHub({
+      services: BOOKING_SERVICES,
+      env: { SMTP_URL: `smtp://127.0.0.1:${port}`, MAIL_FROM: 'hub@example.org' },
+    });
     guid = await bookCase(hub, DEMO_TOKENS.elkjop);
   });
   afterAll(async () => {
@@ -78,6 +93,30 @@ describe('with an SMTP server', () => {
     expect((await send(hub, DEMO_TOKENS.nrc, { guid })).status).toBe(403);
     expect((await send(hub, DEMO_TOKENS.elkjop, {})).status).toBe(400);
     expect(received).toHaveLength(2);
+  });
+
+  it('sends one email for a request retried with its Idempotency-Key, and refuses the key while it sends', async () => {
+    const request = () =>
+      send(hub, DEMO_TOKENS.elkjop, { guid, email: 'desk@example.com' }, { 'Idempotency-Key': 'completed-1' });
+    let accept!: () => void;
+    accepting = new Promise((resolve) => (accept = resolve));
+    const first = request();
+    await waitFor(() => begun === 3, 'the email under way');
+    const meanwhile = await request();
+    expect(meanwhile.status).toBe(409);
+    expect(meanwhile.body).toEqual({
+      error: {
+        message: 'A request with this Idempotency-Key is still being processed',
+        details: { 'Idempotency-Key': 'completed-1' },
+      },
+    });
+    accept();
+    expect(await first).toMatchObject({ status: 200, body: { data: { result: true } } });
+    const retried = await request();
+    expect(retried).toMatchObject({ status: 200, body: { data: { result: true } } });
+    expect(retried.headers.get('idempotent-replayed')).toBe('true');
+    expect(received).toHaveLength(3);
+    expect(begun).toBe(3);
   });
 });
 

@@ -20,7 +20,10 @@ const outbox = outboxReader(() => knex, 'booking');
 const PDF = Buffer.from('%PDF-1.4 a receipt');
 
 beforeAll(async () => {
-  hub = await startTestHub({ services: BOOKING_SERVICES, env: { BODY_LIMIT: '4kb', FILE_MAX_SIZE: '8kb', UPLOAD_BODY_LIMIT: '16kb' } });
+  hub = await startTestHub({
+    services: BOOKING_SERVICES,
+    env: { BODY_LIMIT: '4kb', FILE_MAX_SIZE: '8kb', UPLOAD_BODY_LIMIT: '16kb' },
+  });
   knex = (hub.broker.getLocalService('booking') as unknown as DbService).db.knex;
   filesDir = configOf(hub.broker).filesDir;
   guid = await bookCase(hub, DEMO_TOKENS.elkjop);
@@ -50,7 +53,11 @@ describe('POST /api/v3/case/files', () => {
     const read = await hub.request('GET', `/api/v3/case?guid=${guid}`, { token: DEMO_TOKENS.nrc });
     const files = read.body.orderData.files;
     expect(files).toEqual([
-      { url: expect.stringMatching(new RegExp(`^/api/v3/case/file\\?guid=${guid}&id=\\d+$`)), name: 'receipt.PDF', type: 'proofOfPurchase' },
+      {
+        url: expect.stringMatching(new RegExp(`^/api/v3/case/file\\?guid=${guid}&id=\\d+$`)),
+        name: 'receipt.PDF',
+        type: 'proofOfPurchase',
+      },
       { url: 'https://files.example.com/photo.jpg', name: 'photo.jpg', type: 'other' },
     ]);
     receiptUrl = files[0].url;
@@ -71,7 +78,8 @@ describe('POST /api/v3/case/files', () => {
       expect(response.headers.get('content-disposition')).toBe('attachment; filename="receipt.PDF"');
       expect(Buffer.from(await response.arrayBuffer())).toEqual(PDF);
     }
-    for (const token of [DEMO_TOKENS.power, DEMO_TOKENS.svea]) expect((await download(token, receiptUrl)).status).toBe(404);
+    for (const token of [DEMO_TOKENS.power, DEMO_TOKENS.svea])
+      expect((await download(token, receiptUrl)).status).toBe(404);
     expect((await download(DEMO_TOKENS.admin, receiptUrl)).status).toBe(403);
     expect((await fetch(`${hub.url}${receiptUrl}`)).status).toBe(401);
     const [{ id }] = await knex('booking.case_files').where({ name: 'photo.jpg' }).select('id');
@@ -80,30 +88,55 @@ describe('POST /api/v3/case/files', () => {
   });
 
   it('appends a provider upload and addresses it to the partner', async () => {
-    const response = await upload(DEMO_TOKENS.nrc, { guid, files: [{ name: 'report.txt', data: Buffer.from('Diagnosis: fan').toString('base64'), type: 'report' }] });
+    const response = await upload(DEMO_TOKENS.nrc, {
+      guid,
+      files: [{ name: 'report.txt', data: Buffer.from('Diagnosis: fan').toString('base64'), type: 'report' }],
+    });
     expect(response.status).toBe(200);
     const [event] = await outbox.newEvents();
     expect(event.audience).toEqual({ partnerId: 1 });
-    expect(event.payload.files).toEqual([{ url: expect.stringContaining('/api/v3/case/file?'), name: 'report.txt', type: 'report' }]);
+    expect(event.payload.files).toEqual([
+      { url: expect.stringContaining('/api/v3/case/file?'), name: 'report.txt', type: 'report' },
+    ]);
     const read = await hub.request('GET', `/api/v3/case?guid=${guid}`, { token: DEMO_TOKENS.elkjop });
-    expect(read.body.orderData.files.map((file: { name: string }) => file.name)).toEqual(['receipt.PDF', 'photo.jpg', 'report.txt']);
+    expect(read.body.orderData.files.map((file: { name: string }) => file.name)).toEqual([
+      'receipt.PDF',
+      'photo.jpg',
+      'report.txt',
+    ]);
   });
 
   it('refuses unknown extensions, url with data, neither, bad base64, oversized files and empty lists', async () => {
     const big = Buffer.alloc(8 * 1024 + 1, 1).toString('base64');
     const cases: Array<[unknown[], Record<string, unknown>]> = [
-      [[{ name: 'virus.exe', data: 'AAAA' }], { 'files[0].name': [expect.stringMatching(/^File extension must be one of pdf, jpg/)] }],
+      [
+        [{ name: 'virus.exe', data: 'AAAA' }],
+        { 'files[0].name': [expect.stringMatching(/^File extension must be one of pdf, jpg/)] },
+      ],
       [[{ name: 'noextension', data: 'AAAA' }], { 'files[0].name': [expect.stringMatching(/^File extension/)] }],
-      [[{ name: 'a.pdf', data: 'AAAA', url: 'https://x.example/a.pdf' }], { 'files[0].data': ['Field is not accepted'] }],
+      [
+        [{ name: 'a.pdf', data: 'AAAA', url: 'https://x.example/a.pdf' }],
+        { 'files[0].data': ['Field is not accepted'] },
+      ],
       [[{ name: 'a.pdf' }], { 'files[0].url': ['Field is required'] }],
       [[{ name: 'a.pdf', url: 'ftp://x.example/a.pdf' }], { 'files[0].url': ['Wrong format'] }],
       [[{ name: 'a.pdf', data: 'not base64!' }], { 'files[0].data': ['Wrong format'] }],
-      [[{ name: 'ok.pdf', data: 'AAAA' }, { name: 'b.pdf', data: big }], { 'files[1].data': ['File must be at most 8192 bytes'] }],
+      [
+        [
+          { name: 'ok.pdf', data: 'AAAA' },
+          { name: 'b.pdf', data: big },
+        ],
+        { 'files[1].data': ['File must be at most 8192 bytes'] },
+      ],
       [[], { files: ['Must have at least 1 items'] }],
     ];
     for (const [files, details] of cases) {
       const response = await upload(DEMO_TOKENS.elkjop, { guid, files });
-      expect({ files: files.length, status: response.status, body: response.body }).toEqual({ files: files.length, status: 400, body: { error: { message: 'Fields validation failed', details } } });
+      expect({ files: files.length, status: response.status, body: response.body }).toEqual({
+        files: files.length,
+        status: 400,
+        body: { error: { message: 'Fields validation failed', details } },
+      });
     }
     expect(storedFiles()).toHaveLength(2);
     expect(await outbox.newEvents()).toEqual([]);
@@ -114,13 +147,27 @@ describe('POST /api/v3/case/files', () => {
     expect(data.length).toBeGreaterThan(4 * 1024);
     const accepted = await upload(DEMO_TOKENS.elkjop, { guid, files: [{ name: 'scan.png', data }] });
     expect(accepted.status).toBe(200);
-    const other = await hub.request('POST', '/api/v3/case/update', { token: DEMO_TOKENS.elkjop, body: { guid, orderData: { refNo: 'x'.repeat(6 * 1024) } } });
+    const other = await hub.request('POST', '/api/v3/case/update', {
+      token: DEMO_TOKENS.elkjop,
+      body: { guid, orderData: { refNo: 'x'.repeat(6 * 1024) } },
+    });
     expect(other.status).toBe(413);
-    const tooLarge = await upload(DEMO_TOKENS.elkjop, { guid, files: [{ name: 'a.png', data: Buffer.alloc(7 * 1024).toString('base64') }, { name: 'b.png', data: Buffer.alloc(7 * 1024).toString('base64') }] });
+    const tooLarge = await upload(DEMO_TOKENS.elkjop, {
+      guid,
+      files: [
+        { name: 'a.png', data: Buffer.alloc(7 * 1024).toString('base64') },
+        { name: 'b.png', data: Buffer.alloc(7 * 1024).toString('base64') },
+      ],
+    });
     expect(tooLarge.status).toBe(413);
-    const malformed = await hub.request('POST', '/api/v3/case/files', { token: DEMO_TOKENS.elkjop, rawBody: '{"guid": ' });
+    const malformed = await hub.request('POST', '/api/v3/case/files', {
+      token: DEMO_TOKENS.elkjop,
+      rawBody: '{"guid": ',
+    });
     expect(malformed.status).toBe(400);
-    expect(malformed.body).toEqual({ error: { message: 'Fields validation failed', details: { body: ['Malformed JSON'] } } });
+    expect(malformed.body).toEqual({
+      error: { message: 'Fields validation failed', details: { body: ['Malformed JSON'] } },
+    });
     await outbox.skip();
   });
 

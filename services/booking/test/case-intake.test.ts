@@ -40,7 +40,7 @@ describe('POST /api/v3/unexported-cases', () => {
     expect(await unexported(DEMO_TOKENS.svea)).toEqual([trygg]);
     expect(await unexported(DEMO_TOKENS.nrc, { filters: { partnerId: 2 } })).toEqual([power]);
     const paged = await post('unexported-cases', DEMO_TOKENS.nrc, { pagination: { offset: 2, limit: 5 } });
-    expect(paged.body.pagination).toEqual({ offset: 2, count: 3 });
+    expect(paged.body.pagination).toEqual({ offset: 2, count: 3, next: null });
   });
 
   it('refuses bad filters and partners', async () => {
@@ -60,14 +60,21 @@ describe('GET /api/v3/case/export', () => {
       customer: { firstName: 'Kari', lastName: 'Nordmann' },
       serviceProviderDepartment: { id: 101, name: 'NRC Oslo' },
       shippingMethod: { id: 3 },
-      accessories: [{ id: 1, name: 'Charger' }],
+      // As the product's export: ids as text, their names beside them, the competence data.
+      productData: { accessory: ['1'], accessoryNames: ['Charger'] },
+      externalData: { id: 1, departmentId: 101 },
     });
     expect(response.body).toHaveProperty('consumer', null);
+    expect(response.body).not.toHaveProperty('accessories');
   });
 
   it('is a 404 for a provider the case is not routed to and a 403 for partners', async () => {
-    expect((await hub.request('GET', `/api/v3/case/export?guid=${first}`, { token: DEMO_TOKENS.svea })).status).toBe(404);
-    expect((await hub.request('GET', `/api/v3/case/export?guid=${first}`, { token: DEMO_TOKENS.elkjop })).status).toBe(403);
+    expect((await hub.request('GET', `/api/v3/case/export?guid=${first}`, { token: DEMO_TOKENS.svea })).status).toBe(
+      404,
+    );
+    expect((await hub.request('GET', `/api/v3/case/export?guid=${first}`, { token: DEMO_TOKENS.elkjop })).status).toBe(
+      403,
+    );
     expect((await hub.request('GET', '/api/v3/case/export', { token: DEMO_TOKENS.nrc })).status).toBe(400);
   });
 });
@@ -90,19 +97,59 @@ describe('POST /api/v3/case/accept', () => {
     expect(await outbox.newEvents()).toEqual([]);
   });
 
-  it('is a 404 for another provider, a 403 for partners, a 400 without a guid', async () => {
-    expect((await post('case/accept', DEMO_TOKENS.svea, { guid: second })).status).toBe(404);
-    expect((await post('case/accept', DEMO_TOKENS.elkjop, { guid: second })).status).toBe(403);
-    expect((await post('case/accept', DEMO_TOKENS.nrc, {})).status).toBe(400);
+  it('merges the orderData sent, checked as an append is, with the provider its own keys', async () => {
+    const response = await post('case/accept', DEMO_TOKENS.nrc, {
+      guid: first,
+      orderData: { providerOrderReference: 'WO-77', providerSpecific: { nrc: { bench: 4 } }, refNo: 'kept?' },
+    });
+    expect(response.status).toBe(200);
+    const read = await hub.request('GET', `/api/v3/case?guid=${first}`, { token: DEMO_TOKENS.nrc });
+    expect(read.body.orderData).toMatchObject({
+      providerOrderReference: 'WO-77',
+      providerSpecific: { nrc: { bench: 4 } },
+      refNo: 'kept?',
+      serviceProviderExportStatus: true,
+    });
+    // The partner neither reads nor hears of the provider's private data.
+    const partnersRead = await hub.request('GET', `/api/v3/case?guid=${first}`, { token: DEMO_TOKENS.elkjop });
+    expect(partnersRead.body.orderData).toMatchObject({ providerOrderReference: 'WO-77', refNo: 'kept?' });
+    expect(partnersRead.body.orderData).not.toHaveProperty('providerSpecific');
+    const [event] = await outbox.newEvents();
+    expect(event.audience).toEqual({ partnerId: 1 });
+    expect(event.payload).toEqual({ guid: first, orderData: { providerOrderReference: 'WO-77', refNo: 'kept?' } });
+
+    const bad = await post('case/accept', DEMO_TOKENS.nrc, { guid: first, orderData: { emballage: 'yes' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details).toEqual({ 'orderData.emballage': ['Wrong format'] });
     expect(await outbox.newEvents()).toEqual([]);
+  });
+
+  it('declines with status false: a declined case is (again) unexported and the partner hears it', async () => {
+    // A case never accepted is declined already: nothing changes.
+    const fresh = await post('case/accept', DEMO_TOKENS.nrc, { guid: power, status: false });
+    expect(fresh.status).toBe(200);
+    expect(fresh.body).toEqual({ data: { result: true } });
+    expect(await outbox.newEvents()).toEqual([]);
+
+    expect((await post('case/accept', DEMO_TOKENS.nrc, { guid: first, status: false })).status).toBe(200);
+    expect(await unexported(DEMO_TOKENS.nrc)).toEqual([first, second, power]);
+    const [event] = await outbox.newEvents();
+    expect(event.payload).toEqual({ guid: first, orderData: { serviceProviderExportStatus: false } });
+
+    expect((await post('case/accept', DEMO_TOKENS.nrc, { guid: first })).status).toBe(200);
+    expect(await unexported(DEMO_TOKENS.nrc)).toEqual([second, power]);
+    await outbox.skip();
   });
 });
 
 describe('POST /api/v3/case/cancel', () => {
-  it('needs a reason', async () => {
-    const response = await post('case/cancel', DEMO_TOKENS.nrc, { guid: second, reason: '  ' });
-    expect(response.status).toBe(400);
-    expect(response.body.error.details).toEqual({ reason: ['Must be at least 1 characters'] });
+  it('refuses a reason that is not text or too long', async () => {
+    for (const reason of [5, 'x'.repeat(1001)]) {
+      const response = await post('case/cancel', DEMO_TOKENS.nrc, { guid: second, reason });
+      expect(response.status).toBe(400);
+      expect(Object.keys(response.body.error.details)).toEqual(['reason']);
+    }
+    expect(await outbox.newEvents()).toEqual([]);
   });
 
   it('adds the cancelled status, keeps the reason and tells the partner both', async () => {
@@ -129,7 +176,10 @@ describe('POST /api/v3/case/cancel', () => {
       await post('case/accept', DEMO_TOKENS.nrc, { guid: second }),
       await post('case/update', DEMO_TOKENS.elkjop, { guid: second, orderData: { refNo: 'X' } }),
       await post('case/status', DEMO_TOKENS.nrc, { guid: second, key: 'arrived' }),
-      await post('case/files', DEMO_TOKENS.elkjop, { guid: second, files: [{ name: 'a.pdf', url: 'https://x.example/a.pdf' }] }),
+      await post('case/files', DEMO_TOKENS.elkjop, {
+        guid: second,
+        files: [{ name: 'a.pdf', url: 'https://x.example/a.pdf' }],
+      }),
     ];
     for (const response of refused) {
       expect(response.status).toBe(409);
@@ -143,13 +193,25 @@ describe('POST /api/v3/case/cancel', () => {
     expect((await post('case/cancel', DEMO_TOKENS.power, { guid: power, reason: 'x' })).status).toBe(403);
     expect(await outbox.newEvents()).toEqual([]);
   });
+
+  it('cancels with only the guid, as the documented example sends it', async () => {
+    const response = await post('case/cancel', DEMO_TOKENS.nrc, { guid: power });
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ data: { result: true } });
+    const read = await hub.request('GET', `/api/v3/case?guid=${power}`, { token: DEMO_TOKENS.power });
+    expect(read.body.currentStatus).toBe('cancelled');
+    expect(read.body.orderData).not.toHaveProperty('cancelReason');
+    const events = await outbox.newEvents();
+    expect(events.map((event) => event.type)).toEqual([DOMAIN_EVENTS.CASE_STATUS_ADDED]);
+  });
 });
 
 describe('POST /api/v3/case/finish', () => {
   it('closes the partner its side and tells the provider', async () => {
     const response = await post('case/finish', DEMO_TOKENS.elkjop, { guid: first });
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ data: { result: true } });
+    // The product's answer to case/finish.
+    expect(response.body).toEqual({ result: true });
     const [event] = await outbox.newEvents();
     expect(event.type).toBe(DOMAIN_EVENTS.CASE_UPDATED);
     expect(event.audience).toEqual({ providerId: 10 });

@@ -41,7 +41,14 @@ describe('case/validate', () => {
   it('reports every failing field at once with the spec messages', async () => {
     const response = await hub.request('POST', '/api/v3/case/validate', {
       token: elkjop,
-      body: { serviceType: 'x', manufacturer: 1, originatorType: 'shop', acceptConditions: false, customer: { type: 0 }, orderData: { pickupDate: 'soon' } },
+      body: {
+        serviceType: 'x',
+        manufacturer: 1,
+        originatorType: 'shop',
+        acceptConditions: false,
+        customer: { type: 0 },
+        orderData: { pickupDate: 'soon' },
+      },
     });
     expect(response.status).toBe(400);
     expect(response.body.error.details).toEqual({
@@ -78,7 +85,8 @@ describe('values must be among what the lookups offer this partner', () => {
     await rejects(DEMO_TOKENS.trygg, { serviceType: 2 }, { serviceType: [notAnOption] });
   });
 
-  it('accepts a manufacturer and product type by name or alias', () => accepts(elkjop, { manufacturer: 'apple inc', productType: 'Notebook' }));
+  it('accepts a manufacturer and product type by name or alias', () =>
+    accepts(elkjop, { manufacturer: 'apple inc', productType: 'Notebook' }));
 });
 
 describe('conditional rules', () => {
@@ -98,18 +106,48 @@ describe('conditional rules', () => {
   });
 
   it('4 and 5: names for a private contact, organization name and number for a company', async () => {
-    await rejects(elkjop, { customer: { type: 0, firstName: '', lastName: undefined } }, { 'customer.firstName': [required], 'customer.lastName': [required] });
-    await rejects(elkjop, { customer: { type: 1, organizationName: 'Shop AS' } }, { 'customer.organizationNumber': [required] });
-    await accepts(elkjop, { customer: { type: 1, firstName: undefined, lastName: undefined, organizationName: 'Shop AS', organizationNumber: '999 999 999' } });
+    await rejects(
+      elkjop,
+      { customer: { type: 0, firstName: '', lastName: undefined } },
+      { 'customer.firstName': [required], 'customer.lastName': [required] },
+    );
+    await rejects(
+      elkjop,
+      { customer: { type: 1, organizationName: 'Shop AS' } },
+      { 'customer.organizationNumber': [required] },
+    );
+    await accepts(elkjop, {
+      customer: {
+        type: 1,
+        firstName: undefined,
+        lastName: undefined,
+        organizationName: 'Shop AS',
+        organizationNumber: '999 999 999',
+      },
+    });
   });
 
   it('6: purchase date and attached files for warranty repairs', async () => {
-    await rejects(elkjop, { serviceType: 1 }, { 'productData.purchaseDate': [required], 'productData.attachedFiles': [required] });
-    await accepts(elkjop, { serviceType: 1, productData: { purchaseDate: '2026-03-01', attachedFiles: [{ url: 'https://files.example/receipt.pdf', name: 'receipt.pdf' }] } });
+    await rejects(
+      elkjop,
+      { serviceType: 1 },
+      { 'productData.purchaseDate': [required], 'productData.attachedFiles': [required] },
+    );
+    await accepts(elkjop, {
+      serviceType: 1,
+      productData: {
+        purchaseDate: '2026-03-01',
+        attachedFiles: [{ url: 'https://files.example/receipt.pdf', name: 'receipt.pdf' }],
+      },
+    });
   });
 
   it('7: insurance number and company for insurance repairs', async () => {
-    await rejects(elkjop, { serviceType: 3 }, { 'productData.insuranceNumber': [required], 'productData.insuranceCompany': [required] });
+    await rejects(
+      elkjop,
+      { serviceType: 3 },
+      { 'productData.insuranceNumber': [required], 'productData.insuranceCompany': [required] },
+    );
     await accepts(elkjop, { serviceType: 3, productData: { insuranceNumber: 'P-1', insuranceCompany: 'Trygg' } });
   });
 
@@ -121,7 +159,11 @@ describe('conditional rules', () => {
 
   it('9 and 11: pickup date and goods type from the list for carriers that need them', async () => {
     await rejects(elkjop, { shipping: 1 }, { 'orderData.pickupDate': [required], 'orderData.goodsType': [required] });
-    await rejects(elkjop, { shipping: 1, orderData: { pickupDate: '2026-12-01', goodsType: 'crate' } }, { 'orderData.goodsType': [notAnOption] });
+    await rejects(
+      elkjop,
+      { shipping: 1, orderData: { pickupDate: '2026-12-01', goodsType: 'crate' } },
+      { 'orderData.goodsType': [notAnOption] },
+    );
     await accepts(elkjop, { shipping: 1, orderData: { pickupDate: '2026-12-01', goodsType: 'parcel' } });
   });
 
@@ -129,11 +171,20 @@ describe('conditional rules', () => {
     await rejects(elkjop, { shipping: 2 }, { 'productData.weight': [required] });
     await accepts(elkjop, { shipping: 2, productData: { weight: 2.5 } });
     const washer = { manufacturer: 5, productType: 4, productData: { password: undefined, model: 'EW6F' } };
-    await rejects(power, { ...washer, shipping: 4, orderData: { pickupDate: '2026-12-02', goodsType: 'large item' } }, {
-      'productData.weight': [required],
-      'productData.volume': [required],
+    await rejects(
+      power,
+      { ...washer, shipping: 4, orderData: { pickupDate: '2026-12-02', goodsType: 'large item' } },
+      {
+        'productData.weight': [required],
+        'productData.volume': [required],
+      },
+    );
+    await accepts(power, {
+      ...washer,
+      shipping: 4,
+      orderData: { pickupDate: '2026-12-02', goodsType: 'large item' },
+      productData: { ...washer.productData, weight: 70, volume: 0.4 },
     });
-    await accepts(power, { ...washer, shipping: 4, orderData: { pickupDate: '2026-12-02', goodsType: 'large item' }, productData: { ...washer.productData, weight: 70, volume: 0.4 } });
   });
 
   it('12: mail when the partner supports packaging and emballage is true', async () => {
@@ -158,17 +209,36 @@ describe('structural rules', () => {
   });
 
   it('needs pickupDst/returnDst only when the destination is not the consumer', async () => {
-    await rejects(elkjop, { originatorType: 'helpdesk', pickupDestination: 'customCompany' }, { pickupDst: [required] });
+    await rejects(
+      elkjop,
+      { originatorType: 'helpdesk', pickupDestination: 'customCompany' },
+      { pickupDst: [required] },
+    );
     await rejects(elkjop, { returnDst: company }, { returnDst: [notAccepted] });
-    await accepts(elkjop, { originatorType: 'helpdesk', pickupDestination: 'customCompany', pickupDst: company, returnDestination: 'customPrivate', returnDst: person });
+    await accepts(elkjop, {
+      originatorType: 'helpdesk',
+      pickupDestination: 'customCompany',
+      pickupDst: company,
+      returnDestination: 'customPrivate',
+      returnDst: person,
+    });
   });
 
   it('does not accept orderData.files', async () => {
-    await rejects(elkjop, { orderData: { files: [{ url: 'https://x.example/a.pdf' }] } }, { 'orderData.files': [notAccepted] });
+    await rejects(
+      elkjop,
+      { orderData: { files: [{ url: 'https://x.example/a.pdf' }] } },
+      { 'orderData.files': [notAccepted] },
+    );
   });
 
   it('discards unexpected fields without an error', async () => {
-    const guid = await bookCase(hub, elkjop, { colour: 'red', orderData: { internalFlag: true }, productData: { secret: 1 }, customer: { shoeSize: 44 } });
+    const guid = await bookCase(hub, elkjop, {
+      colour: 'red',
+      orderData: { internalFlag: true },
+      productData: { secret: 1 },
+      customer: { shoeSize: 44 },
+    });
     const stored = await core(guid);
     expect(JSON.stringify(stored)).not.toMatch(/colour|internalFlag|secret|shoeSize/);
   });
@@ -181,20 +251,34 @@ describe('routing and shipping', () => {
     delete body.shipping;
     const response = await hub.request('POST', '/api/v3/case/create', { token: elkjop, body });
     expect(response.status).toBe(200);
-    expect(await core(response.body.guid)).toMatchObject({ shippingMethodId: 2, shippingMethod: { id: 2, name: 'Bring home delivery' } });
+    expect(await core(response.body.guid)).toMatchObject({
+      shippingMethodId: 2,
+      shippingMethod: { id: 2, name: 'Bring home delivery' },
+    });
   });
 
   it('keeps a sent shipping method', async () => {
-    expect(await core(await bookCase(hub, elkjop, { shipping: 1, orderData: { pickupDate: '2026-12-01', goodsType: 'pallet' } }))).toMatchObject({ shippingMethodId: 1 });
+    expect(
+      await core(
+        await bookCase(hub, elkjop, { shipping: 1, orderData: { pickupDate: '2026-12-01', goodsType: 'pallet' } }),
+      ),
+    ).toMatchObject({ shippingMethodId: 1 });
   });
 
   it('routes by the competences: postal code decides the department', async () => {
-    expect(await core(await bookCase(hub, elkjop, { clientPostalCode: '5003' }))).toMatchObject({ serviceProviderId: 10, serviceProviderDepartmentId: 102 });
+    expect(await core(await bookCase(hub, elkjop, { clientPostalCode: '5003' }))).toMatchObject({
+      serviceProviderId: 10,
+      serviceProviderDepartmentId: 102,
+    });
   });
 
   it('forcedProvider bypasses routing for accounts allowed to use it', async () => {
     const forced = await core(await bookCase(hub, elkjop, { forcedProvider: 20 }));
-    expect(forced).toMatchObject({ serviceProviderId: 20, serviceProvider: { id: 20, name: 'Svea Service Verkstad' }, serviceProviderDepartmentId: null });
+    expect(forced).toMatchObject({
+      serviceProviderId: 20,
+      serviceProvider: { id: 20, name: 'Svea Service Verkstad' },
+      serviceProviderDepartmentId: null,
+    });
     await rejects(power, { forcedProvider: 20 }, { forcedProvider: [notAccepted] });
     await rejects(elkjop, { forcedProvider: 999 }, { forcedProvider: [notAnOption] });
   });

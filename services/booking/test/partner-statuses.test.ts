@@ -10,8 +10,10 @@ let hub: TestHub;
 let elkjopCase: string;
 let powerCase: string;
 
-const search = (token: string, currentStatus: unknown) => hub.request('POST', '/api/v3/search-cases', { token, body: { filters: { currentStatus } } });
-const guidsOf = (response: { body: { data: Array<{ guid: string }> } }) => response.body.data.map((found) => found.guid);
+const search = (token: string, currentStatus: unknown) =>
+  hub.request('POST', '/api/v3/search-cases', { token, body: { filters: { currentStatus } } });
+const guidsOf = (response: { body: { data: Array<{ guid: string }> } }) =>
+  response.body.data.map((found) => found.guid);
 
 beforeAll(async () => {
   hub = await startTestHub({ services: [...BOOKING_SERVICES, 'webhooks'] });
@@ -21,7 +23,9 @@ beforeAll(async () => {
     [elkjopCase, 'awaiting_parts'],
     [powerCase, 'diagnosed'],
   ]) {
-    expect((await hub.request('POST', '/api/v3/case/status', { token: DEMO_TOKENS.nrc, body: { guid, key } })).status).toBe(200);
+    expect(
+      (await hub.request('POST', '/api/v3/case/status', { token: DEMO_TOKENS.nrc, body: { guid, key } })).status,
+    ).toBe(200);
   }
 });
 afterAll(() => hub.stop());

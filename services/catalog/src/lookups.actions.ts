@@ -5,11 +5,21 @@
  * can book with gives an empty list.
  */
 import type { ActionSchema, Context, Service, ServiceActionsSchema } from 'moleculer';
-import { ACCESS, callerOf, type DbService, FIELD_MESSAGES, FieldsValidationError, findNamed } from '@hub/shared';
+import {
+  ACCESS,
+  callerOf,
+  type DbService,
+  FIELD_MESSAGES,
+  FieldsValidationError,
+  findNamed,
+  type ParamsOf,
+  CHOICE_RULES,
+  optionalRule,
+} from '@hub/shared';
 import { pickupComment, pickupDates } from './pickup-calendar';
+import { type Directory, recordsOf } from './directory.store';
 import {
   accessoryOut,
-  loadReference,
   manufacturerOut,
   type NamedRecord,
   productTypeOut,
@@ -18,7 +28,17 @@ import {
   serviceTypeOut,
   type ShippingMethodRecord,
   shippingMethodOut,
-} from './reference';
+} from './reference.store';
+import {
+  ACCESSORIES,
+  MANUFACTURERS,
+  PICKUP_DATES,
+  PICKUP_DATES_EXTENDED,
+  PRODUCT_TYPES,
+  SERVICE_LOCATIONS,
+  SERVICE_TYPES,
+  SHIPPING_METHODS,
+} from './responses';
 
 export interface LookupParams {
   originatorType: string;
@@ -29,17 +49,9 @@ export interface LookupParams {
   serviceLocation?: number;
   clientPostalCode?: string;
 }
-export interface BookingReferenceParams {
-  serviceType?: number;
-  manufacturer?: string;
-  productType?: string;
-  serviceLocation?: number;
-  shippingMethod?: number;
-}
-export interface PickupDatesParams {
-  shippingMethod: number;
-  postalCode: string;
-}
+export type BookingReferenceParams = ParamsOf<typeof BOOKING_REFERENCE_PARAMS>;
+export type CheckBookingParams = ParamsOf<typeof CHECK_BOOKING_PARAMS>;
+export type PickupDatesParams = ParamsOf<typeof PICKUP_DATES_PARAMS>;
 
 /** What routing's `options` answers: the ids still bookable per list, null meaning any. */
 interface Options {
@@ -50,17 +62,60 @@ interface Options {
   shippingMethods: number[] | null;
 }
 
-type LookupThis = Service & DbService;
+/** What routing's `decide` answers: each step's offer (absent: not reached) and its choice. */
+interface Decided {
+  offered: Partial<Options>;
+  decision:
+    | { kind: 'chosen'; providerId: number; serviceProviderCompetence: { departmentId: number | null } }
+    | { kind: 'notEnoughData'; paramsNeeded: string[] }
+    | { kind: 'none' }
+    | null;
+}
 
-const originatorType = { type: 'enum', values: ['private', 'helpdesk'] };
-const bookingType = { type: 'enum', values: ['companyToPrivate', 'privateToPrivate'] };
-const id = { type: 'number', integer: true, positive: true };
-// An id or a name; numbers from internal callers become text and are read back as ids.
-const idOrName = { type: 'string', min: 1, max: 255, convert: true };
-const postalCode = { type: 'string', trim: true, min: 3, max: 10 };
-const optional = <T extends object>(rule: T) => ({ ...rule, optional: true });
+type LookupThis = Service &
+  DbService & {
+    /** The reference data, read once per world (see the catalog service). */
+    reference(): Promise<Reference>;
+    /** The directory, read once per world. */
+    directory(): Promise<Directory>;
+  };
 
-const LOOKUP_CACHE_KEYS = ['originatorType', 'bookingType', 'serviceType', 'manufacturer', 'productType', 'serviceLocation', 'clientPostalCode', '#caller.partnerId'];
+const { originatorType, bookingType, id, idOrName, postalCode } = CHOICE_RULES;
+/** v1 lookups took no bookingType: without one, what any booking type allows. */
+export const OPTIONAL_BOOKING_TYPE = optionalRule(bookingType);
+
+const PICKUP_DATES_PARAMS = { shippingMethod: id, postalCode } as const;
+const BOOKING_REFERENCE_PARAMS = {
+  serviceType: optionalRule(id),
+  manufacturer: optionalRule(idOrName),
+  productType: optionalRule(idOrName),
+  serviceLocation: optionalRule(id),
+  shippingMethod: optionalRule(id),
+} as const;
+const CHECK_BOOKING_PARAMS = {
+  partnerId: 'number|integer|positive',
+  originatorType: optionalRule(originatorType),
+  bookingType: optionalRule(bookingType),
+  clientPostalCode: optionalRule(postalCode),
+  serviceType: optionalRule(id),
+  manufacturer: optionalRule(idOrName),
+  productType: optionalRule(idOrName),
+  serviceLocation: optionalRule(id),
+  model: optionalRule(CHOICE_RULES.model),
+  forcedProvider: optionalRule(id),
+  route: 'boolean',
+} as const;
+
+const LOOKUP_CACHE_KEYS = [
+  'originatorType',
+  'bookingType',
+  'serviceType',
+  'manufacturer',
+  'productType',
+  'serviceLocation',
+  'clientPostalCode',
+  '#caller.partnerId',
+];
 
 interface Resolved {
   reference: Reference;
@@ -74,7 +129,7 @@ interface Resolved {
 /** Resolves the given values against the reference data, then asks routing what stays bookable. */
 async function bookable(service: LookupThis, ctx: Context<LookupParams>): Promise<Resolved | null> {
   const { partnerId } = callerOf(ctx);
-  const reference = await loadReference(service.db.knex);
+  const reference = await service.reference();
   const details: Record<string, string[]> = {};
   const resolve = (field: 'serviceType' | 'manufacturer' | 'productType' | 'serviceLocation', list: NamedRecord[]) => {
     const value = ctx.params[field];
@@ -103,25 +158,46 @@ async function bookable(service: LookupThis, ctx: Context<LookupParams>): Promis
 }
 
 /** Records still bookable, narrowed to the one the caller named, if any. */
-function narrow<T extends { id: number }>(records: T[], allowed: number[] | null, named: { id: number } | undefined): T[] {
-  return records.filter((record) => (allowed === null || allowed.includes(record.id)) && (!named || named.id === record.id));
+function narrow<T extends { id: number }>(
+  records: T[],
+  allowed: number[] | null,
+  named: { id: number } | undefined,
+): T[] {
+  return records.filter(
+    (record) => (allowed === null || allowed.includes(record.id)) && (!named || named.id === record.id),
+  );
 }
 
 /** The parameters of a spec 4.1 lookup: the narrowing ones optional unless `required` overrides them. */
 const lookupParams = (required: Record<string, unknown> = {}) => ({
   originatorType,
   bookingType,
-  serviceType: optional(id),
-  manufacturer: optional(idOrName),
-  productType: optional(idOrName),
-  clientPostalCode: optional(postalCode),
+  serviceType: optionalRule(id),
+  manufacturer: optionalRule(idOrName),
+  productType: optionalRule(idOrName),
+  clientPostalCode: optionalRule(postalCode),
   ...required,
 });
 
+/** The API reference's words for a lookup. */
+type LookupReference = Pick<ActionSchema, 'summary' | 'response'>;
+
+/** What every spec 4.1 lookup says beyond its summary. */
+const LOOKUP_DESCRIPTION =
+  "Narrowed to what the calling partner's competences can book with the values given. A value the reference data does not hold is a 400 naming the field; a known value nobody can book with answers `[]`. `manufacturer` and `productType` take an id, a name or an alias.";
+
 /** A spec 4.1 lookup: what the calling partner may still book with the parameters given. */
-const bookableLookup = (path: string, params: ActionSchema['params'], answer: (found: Resolved) => unknown[]): ActionSchema => ({
+const bookableLookup = (
+  path: string,
+  { summary, response }: LookupReference,
+  params: ActionSchema['params'],
+  answer: (found: Resolved) => unknown[],
+): ActionSchema => ({
   rest: `GET /v3/${path}`,
   access: ACCESS.PARTNER,
+  summary,
+  description: LOOKUP_DESCRIPTION,
+  response,
   cache: { keys: LOOKUP_CACHE_KEYS },
   params,
   async handler(this: LookupThis, ctx: Context<LookupParams>) {
@@ -133,44 +209,72 @@ const bookableLookup = (path: string, params: ActionSchema['params'], answer: (f
 const locationParams = { serviceType: id, manufacturer: idOrName, productType: idOrName };
 
 export const lookupActions: ServiceActionsSchema = {
-  manufacturers: bookableLookup('manufacturers', lookupParams(), ({ reference, options, manufacturer }) =>
-    narrow(reference.manufacturers, options.manufacturers, manufacturer).map(manufacturerOut),
+  manufacturers: bookableLookup(
+    'manufacturers',
+    { summary: 'Manufacturers the partner can book', response: MANUFACTURERS },
+    lookupParams(),
+    ({ reference, options, manufacturer }) =>
+      narrow(reference.manufacturers, options.manufacturers, manufacturer).map(manufacturerOut),
   ),
 
-  serviceTypes: bookableLookup('service-types', lookupParams(), ({ reference, options, serviceType }) =>
-    narrow(reference.serviceTypes, options.serviceTypes, serviceType).map(serviceTypeOut),
+  serviceTypes: bookableLookup(
+    'service-types',
+    { summary: 'Service types the partner can book', response: SERVICE_TYPES },
+    lookupParams(),
+    ({ reference, options, serviceType }) =>
+      narrow(reference.serviceTypes, options.serviceTypes, serviceType).map(serviceTypeOut),
   ),
 
-  productTypes: bookableLookup('product-types', lookupParams({ manufacturer: idOrName }), ({ reference, options, productType }) =>
-    narrow(reference.productTypes, options.productTypes, productType).map(productTypeOut),
+  productTypes: bookableLookup(
+    'product-types',
+    { summary: 'Product types the partner can book for a manufacturer', response: PRODUCT_TYPES },
+    lookupParams({ manufacturer: idOrName }),
+    ({ reference, options, productType }) =>
+      narrow(reference.productTypes, options.productTypes, productType).map(productTypeOut),
   ),
 
-  serviceLocations: bookableLookup('service-locations', lookupParams(locationParams), ({ reference, options }) =>
-    narrow(reference.serviceLocations, options.serviceLocations, undefined).map(serviceLocationOut),
+  serviceLocations: bookableLookup(
+    'service-locations',
+    { summary: 'Service locations the partner can book for a combination', response: SERVICE_LOCATIONS },
+    lookupParams(locationParams),
+    ({ reference, options }) =>
+      narrow(reference.serviceLocations, options.serviceLocations, undefined).map(serviceLocationOut),
   ),
 
-  shippingMethods: bookableLookup('shipping-methods', lookupParams({ ...locationParams, serviceLocation: id }), ({ reference, options }) =>
-    narrow(reference.shippingMethods, options.shippingMethods, undefined).map(shippingMethodOut),
+  shippingMethods: bookableLookup(
+    'shipping-methods',
+    { summary: 'Shipping methods the partner can book for a combination', response: SHIPPING_METHODS },
+    lookupParams({ ...locationParams, serviceLocation: id }),
+    ({ reference, options }) =>
+      narrow(reference.shippingMethods, options.shippingMethods, undefined).map(shippingMethodOut),
   ),
 
   accessories: {
     rest: 'GET /v3/accessory',
     access: ACCESS.PARTNER,
+    summary: 'Accessories of a product type',
+    response: ACCESSORIES,
     cache: { keys: ['productType'] },
     params: { productType: id },
     async handler(this: LookupThis, ctx: Context<{ productType: number }>) {
-      const reference = await loadReference(this.db.knex);
+      const reference = await this.reference();
       if (!reference.productTypes.some((record) => record.id === ctx.params.productType)) {
         throw new FieldsValidationError({ productType: [FIELD_MESSAGES.notAnOption] });
       }
-      return reference.accessories.filter((record) => record.productTypes.includes(ctx.params.productType)).map(accessoryOut);
+      return reference.accessories
+        .filter((record) => record.productTypes.includes(ctx.params.productType))
+        .map(accessoryOut);
     },
   },
 
   pickupDates: {
     rest: 'GET /v3/shipping/pickup-dates',
     access: ACCESS.PARTNER,
-    params: { shippingMethod: id, postalCode },
+    summary: 'Days a shipping method picks up at a postal code',
+    description:
+      "The shipping method must be one the partner's competences offer; its calendar decides the days (none without one).",
+    response: PICKUP_DATES,
+    params: PICKUP_DATES_PARAMS,
     async handler(this: LookupThis, ctx: Context<PickupDatesParams>) {
       const dates = await datesFor(this, ctx);
       return dates.map((entry) => `${entry.date}T00:00:00.000Z`);
@@ -180,7 +284,10 @@ export const lookupActions: ServiceActionsSchema = {
   pickupDatesExtended: {
     rest: 'GET /v3/shipping/pickup-dates-extended',
     access: ACCESS.PARTNER,
-    params: { shippingMethod: id, postalCode },
+    summary: 'Pickup days with the pickup time of each',
+    description: 'The days of `shipping/pickup-dates`, each as a date with a comment on when the carrier comes.',
+    response: PICKUP_DATES_EXTENDED,
+    params: PICKUP_DATES_PARAMS,
     async handler(this: LookupThis, ctx: Context<PickupDatesParams>) {
       const dates = await datesFor(this, ctx);
       return dates.map((entry) => ({ date: entry.date, comment: pickupComment(entry.window) }));
@@ -195,18 +302,14 @@ export const lookupActions: ServiceActionsSchema = {
   bookingReference: {
     visibility: 'public',
     cache: { keys: ['serviceType', 'manufacturer', 'productType', 'serviceLocation', 'shippingMethod'] },
-    params: {
-      serviceType: optional(id),
-      manufacturer: optional(idOrName),
-      productType: optional(idOrName),
-      serviceLocation: optional(id),
-      shippingMethod: optional(id),
-    },
+    params: BOOKING_REFERENCE_PARAMS,
     async handler(this: LookupThis, ctx: Context<BookingReferenceParams>) {
-      const reference = await loadReference(this.db.knex);
+      const reference = await this.reference();
       const { params } = ctx;
-      const byId = <T extends { id: number }>(list: T[], value: number | undefined) => (value === undefined ? null : list.find((record) => record.id === value) ?? null);
-      const named = (list: NamedRecord[], value: string | undefined) => (value === undefined ? null : findNamed(list, value));
+      const byId = <T extends { id: number }>(list: T[], value: number | undefined) =>
+        value === undefined ? null : (list.find((record) => record.id === value) ?? null);
+      const named = (list: NamedRecord[], value: string | undefined) =>
+        value === undefined ? null : findNamed(list, value);
       const serviceType = byId(reference.serviceTypes, params.serviceType);
       const manufacturer = named(reference.manufacturers, params.manufacturer);
       const productType = named(reference.productTypes, params.productType);
@@ -217,7 +320,103 @@ export const lookupActions: ServiceActionsSchema = {
         manufacturer: manufacturer && manufacturerOut(manufacturer),
         productType: productType && productTypeOut(productType),
         serviceLocation: serviceLocation && serviceLocationOut(serviceLocation),
-        shippingMethod: shippingMethod && { ...shippingMethodOut(shippingMethod), requireWeight: shippingMethod.requireWeight, requireVolume: shippingMethod.requireVolume },
+        shippingMethod: shippingMethod && {
+          ...shippingMethodOut(shippingMethod),
+          requireWeight: shippingMethod.requireWeight,
+          requireVolume: shippingMethod.requireVolume,
+        },
+      };
+    },
+  },
+
+  /**
+   * Internal: a booking's whole combination checked in one call. Names and aliases resolve to
+   * records, routing says what each step of the lookups offers the partner (in the order they
+   * narrow) and, when `route` is set and the case names no forced provider, chooses its
+   * provider; the directory adds the partner, the forced or chosen provider and its department.
+   * A step's record is null when the step was not reached or did not offer the value sent;
+   * `reached` says which steps were asked. Nothing here refuses the booking: the booking
+   * service turns the answer into its field errors, then into a routing error.
+   */
+  checkBooking: {
+    visibility: 'public',
+    params: CHECK_BOOKING_PARAMS,
+    async handler(this: LookupThis, ctx: Context<CheckBookingParams>) {
+      const { params } = ctx;
+      const [reference, directory] = await Promise.all([this.reference(), this.directory()]);
+      const sent = {
+        serviceType: reference.serviceTypes.find((record) => record.id === params.serviceType),
+        manufacturer:
+          params.manufacturer === undefined ? null : findNamed(reference.manufacturers, params.manufacturer),
+        productType: params.productType === undefined ? null : findNamed(reference.productTypes, params.productType),
+        serviceLocation: reference.serviceLocations.find((record) => record.id === params.serviceLocation),
+      };
+      const { offered, decision }: Decided =
+        params.originatorType && params.bookingType
+          ? await ctx.call<Decided, object>('routing.decide', {
+              partnerId: params.partnerId,
+              originatorType: params.originatorType,
+              bookingType: params.bookingType,
+              clientPostalCode: params.clientPostalCode,
+              serviceType: sent.serviceType?.id,
+              manufacturer: sent.manufacturer?.id,
+              productType: sent.productType?.id,
+              serviceLocation: sent.serviceLocation?.id,
+              model: params.model,
+              route: params.route && params.forcedProvider === undefined,
+            })
+          : { offered: {}, decision: null };
+      const accepted = <T extends { id: number }>(
+        record: T | null | undefined,
+        allowed: number[] | null | undefined,
+      ) => (record && allowed !== undefined && (allowed === null || allowed.includes(record.id)) ? record : null);
+      const serviceType = accepted(sent.serviceType, offered.serviceTypes);
+      const manufacturer = accepted(sent.manufacturer, offered.manufacturers);
+      const productType = accepted(sent.productType, offered.productTypes);
+      const serviceLocation = accepted(sent.serviceLocation, offered.serviceLocations);
+
+      const chosen = decision?.kind === 'chosen' ? decision : null;
+      const departmentId = chosen?.serviceProviderCompetence.departmentId;
+      const partners = recordsOf(directory.partners, [params.partnerId]);
+      const forced = params.forcedProvider === undefined ? [] : recordsOf(directory.providers, [params.forcedProvider]);
+      const providers = chosen ? recordsOf(directory.providers, [chosen.providerId]) : [];
+      const departments = departmentId ? recordsOf(directory.departments, [departmentId]) : [];
+      const named = (record: { id: number; name: string } | undefined) =>
+        record ? { id: record.id, name: record.name } : null;
+      const department = departments.map(({ providerId: _providerId, ...record }) => record)[0] ?? null;
+      return {
+        reached: {
+          serviceType: offered.serviceTypes !== undefined,
+          manufacturer: offered.manufacturers !== undefined,
+          productType: offered.productTypes !== undefined,
+          serviceLocation: offered.serviceLocations !== undefined,
+          shippingMethod: offered.shippingMethods !== undefined,
+        },
+        serviceType: serviceType && serviceTypeOut(serviceType),
+        manufacturer: manufacturer && manufacturerOut(manufacturer),
+        productType: productType && productTypeOut(productType),
+        serviceLocation: serviceLocation && serviceLocationOut(serviceLocation),
+        shippingMethods:
+          offered.shippingMethods === undefined
+            ? null
+            : narrow(reference.shippingMethods, offered.shippingMethods, undefined).map((method) => ({
+                ...shippingMethodOut(method),
+                requireWeight: method.requireWeight,
+                requireVolume: method.requireVolume,
+              })),
+        accessories: productType
+          ? reference.accessories.filter((record) => record.productTypes.includes(productType.id)).map(accessoryOut)
+          : null,
+        partner: partners[0] ? { id: partners[0].id, name: partners[0].name, settings: partners[0].settings } : null,
+        forcedProvider: named(forced[0]),
+        decision: chosen
+          ? {
+              kind: 'chosen',
+              provider: named(providers[0]) ?? { id: chosen.providerId, name: null },
+              department,
+              serviceProviderCompetence: chosen.serviceProviderCompetence,
+            }
+          : decision,
       };
     },
   },
@@ -228,9 +427,11 @@ export const lookupActions: ServiceActionsSchema = {
     cache: { keys: ['ids'] },
     params: { ids: { type: 'array', items: 'number|integer', nullable: true } },
     async handler(this: LookupThis, ctx: Context<{ ids: number[] | null }>) {
-      const { shippingMethods } = await loadReference(this.db.knex);
+      const { shippingMethods } = await this.reference();
       const { ids } = ctx.params;
-      return shippingMethods.filter((record: ShippingMethodRecord) => ids === null || ids.includes(record.id)).map(shippingMethodOut);
+      return shippingMethods
+        .filter((record: ShippingMethodRecord) => ids === null || ids.includes(record.id))
+        .map(shippingMethodOut);
     },
   },
 };
@@ -239,9 +440,11 @@ export const lookupActions: ServiceActionsSchema = {
 async function datesFor(service: LookupThis, ctx: Context<PickupDatesParams>) {
   const { params } = ctx;
   const { partnerId } = callerOf(ctx);
-  const { shippingMethods } = await loadReference(service.db.knex);
+  const { shippingMethods } = await service.reference();
   const method = shippingMethods.find((record) => record.id === params.shippingMethod);
-  const offered = partnerId === null ? null : (await ctx.call<Options, object>('routing.options', { partnerId })).shippingMethods;
-  if (!method || (offered !== null && !offered.includes(method.id))) throw new FieldsValidationError({ shippingMethod: [FIELD_MESSAGES.notAnOption] });
+  const offered =
+    partnerId === null ? null : (await ctx.call<Options, object>('routing.options', { partnerId })).shippingMethods;
+  if (!method || (offered !== null && !offered.includes(method.id)))
+    throw new FieldsValidationError({ shippingMethod: [FIELD_MESSAGES.notAnOption] });
   return method.calendar ? pickupDates(method.calendar, params.postalCode, new Date()) : [];
 }

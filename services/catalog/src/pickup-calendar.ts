@@ -21,11 +21,21 @@ const DAY_MS = 86_400_000;
 /** Day number (days since 1970-01-01) and hour of `now` as a wall clock in `timeZone` shows them. */
 export function localDayAndHour(now: Date, timeZone: string): { day: number; hour: number } {
   const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-US', { timeZone, year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', hourCycle: 'h23' })
+    new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      hourCycle: 'h23',
+    })
       .formatToParts(now)
       .map((part) => [part.type, part.value]),
   );
-  return { day: Date.UTC(Number(parts.year), Number(parts.month) - 1, Number(parts.day)) / DAY_MS, hour: Number(parts.hour) };
+  return {
+    day: Date.UTC(Number(parts.year), Number(parts.month) - 1, Number(parts.day)) / DAY_MS,
+    hour: Number(parts.hour),
+  };
 }
 
 export const isoDate = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
@@ -41,7 +51,11 @@ function comparePostalCodes(a: string, b: string): number {
 
 export function pickupDates(calendar: PickupCalendar, postalCode: string, now: Date): PickupDate[] {
   const holidays = new Set(calendar.holidays ?? []);
-  const area = calendar.areas?.find((entry) => comparePostalCodes(entry.postalCodeFrom, postalCode) <= 0 && comparePostalCodes(postalCode, entry.postalCodeTo) <= 0);
+  const area = calendar.areas?.find(
+    (entry) =>
+      comparePostalCodes(entry.postalCodeFrom, postalCode) <= 0 &&
+      comparePostalCodes(postalCode, entry.postalCodeTo) <= 0,
+  );
   const pickupWeekdays = area?.weekdays ?? calendar.weekdays;
   const window = area?.window ?? calendar.window ?? null;
   const isBusinessDay = (day: number) => calendar.weekdays.includes(isoWeekday(day)) && !holidays.has(isoDate(day));
@@ -59,7 +73,8 @@ export function pickupDates(calendar: PickupCalendar, postalCode: string, now: D
 
   const dates: PickupDate[] = [];
   for (let day = first; day <= lastDay; day += 1) {
-    if (pickupWeekdays.includes(isoWeekday(day)) && !holidays.has(isoDate(day))) dates.push({ date: isoDate(day), window });
+    if (pickupWeekdays.includes(isoWeekday(day)) && !holidays.has(isoDate(day)))
+      dates.push({ date: isoDate(day), window });
   }
   return dates;
 }

@@ -27,7 +27,9 @@ describe('manufacturers', () => {
 
   it('narrows by each optional parameter', async () => {
     expect(ids((await get(`manufacturers?${base}&productType=4`, DEMO_TOKENS.power)).body)).toEqual([4, 5, 6]);
-    expect(ids((await get(`manufacturers?originatorType=helpdesk&bookingType=companyToPrivate`, DEMO_TOKENS.power)).body)).toEqual([4, 5, 6]);
+    expect(
+      ids((await get(`manufacturers?originatorType=helpdesk&bookingType=companyToPrivate`, DEMO_TOKENS.power)).body),
+    ).toEqual([4, 5, 6]);
     expect(ids((await get(`manufacturers?${base}&serviceType=1`, DEMO_TOKENS.power)).body)).toEqual([4, 5, 6]);
     expect(ids((await get(`manufacturers?${base}&manufacturer=aeg`, DEMO_TOKENS.power)).body)).toEqual([5]);
   });
@@ -41,7 +43,12 @@ describe('manufacturers', () => {
   it('requires originatorType and bookingType', async () => {
     const res = await get('manufacturers');
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: { message: 'Fields validation failed', details: { originatorType: ['Field is required'], bookingType: ['Field is required'] } } });
+    expect(res.body).toEqual({
+      error: {
+        message: 'Fields validation failed',
+        details: { originatorType: ['Field is required'], bookingType: ['Field is required'] },
+      },
+    });
   });
 });
 
@@ -54,7 +61,14 @@ describe('product types', () => {
     expect(res.body[0]).toEqual({
       id: 1,
       name: 'Mobile phone',
-      properties: { requireSerial: false, requireImei: true, withLocations: true, allowPassword: true, requirePassword: true, lowCost: false },
+      properties: {
+        requireSerial: false,
+        requireImei: true,
+        withLocations: true,
+        allowPassword: true,
+        requirePassword: true,
+        lowCost: false,
+      },
       externalData: null,
     });
   });
@@ -80,12 +94,29 @@ describe('shipping methods', () => {
 
 describe('booking reference', () => {
   it('resolves each record by id or by name, null when unknown', async () => {
-    const result = await hub.broker.call<Record<string, any>, object>('catalog.bookingReference', { serviceType: 1, manufacturer: 'samsung electronics', productType: 'notebook', serviceLocation: 9, shippingMethod: 2 });
-    expect(result.serviceType).toEqual({ id: 1, name: 'Warranty repair', properties: { requirePurchaseDate: true, requireInsuranceNumber: false }, externalData: null });
+    const result = await hub.broker.call<Record<string, any>, object>('catalog.bookingReference', {
+      serviceType: 1,
+      manufacturer: 'samsung electronics',
+      productType: 'notebook',
+      serviceLocation: 9,
+      shippingMethod: 2,
+    });
+    expect(result.serviceType).toEqual({
+      id: 1,
+      name: 'Warranty repair',
+      properties: { requirePurchaseDate: true, requireInsuranceNumber: false },
+      externalData: null,
+    });
     expect(result.manufacturer).toEqual({ id: 2, name: 'Samsung', externalData: null });
     expect(result.productType.properties.requireSerial).toBe(true);
     expect(result.serviceLocation).toBeNull();
-    expect(result.shippingMethod).toEqual({ id: 2, name: 'Bring home delivery', properties: { requirePickupDate: false, goodsTypeList: null }, requireWeight: true, requireVolume: false });
+    expect(result.shippingMethod).toEqual({
+      id: 2,
+      name: 'Bring home delivery',
+      properties: { requirePickupDate: false, goodsTypeList: null },
+      requireWeight: true,
+      requireVolume: false,
+    });
   });
 });
 
@@ -94,8 +125,18 @@ describe('service types', () => {
     const res = await get(`service-types?${base}`, DEMO_TOKENS.power);
     expect(res.status).toBe(200);
     expect(res.body).toEqual([
-      { id: 1, name: 'Warranty repair', properties: { requirePurchaseDate: true, requireInsuranceNumber: false }, externalData: null },
-      { id: 2, name: 'Paid repair', properties: { requirePurchaseDate: false, requireInsuranceNumber: false }, externalData: null },
+      {
+        id: 1,
+        name: 'Warranty repair',
+        properties: { requirePurchaseDate: true, requireInsuranceNumber: false },
+        externalData: null,
+      },
+      {
+        id: 2,
+        name: 'Paid repair',
+        properties: { requirePurchaseDate: false, requireInsuranceNumber: false },
+        externalData: null,
+      },
     ]);
     expect(ids((await get(`service-types?${base}&manufacturer=Samsung`, DEMO_TOKENS.power)).body)).toEqual([2]);
     expect(ids((await get(`service-types?${base}&productType=TV`, DEMO_TOKENS.power)).body)).toEqual([1, 2]);
@@ -110,7 +151,10 @@ describe('service types', () => {
   it('refuses an unknown enumeration value and a wrong type', async () => {
     const res = await get('service-types?originatorType=robot&bookingType=companyToPrivate&serviceType=two');
     expect(res.status).toBe(400);
-    expect(res.body.error.details).toEqual({ originatorType: ['Value is not present in possible options'], serviceType: ['Wrong format'] });
+    expect(res.body.error.details).toEqual({
+      originatorType: ['Value is not present in possible options'],
+      serviceType: ['Wrong format'],
+    });
   });
 
   it('refuses a postal code outside 3 to 10 characters', async () => {
@@ -126,7 +170,13 @@ describe('service locations', () => {
   it('requires its five parameters', async () => {
     const res = await get('service-locations');
     expect(res.status).toBe(400);
-    expect(Object.keys(res.body.error.details).sort()).toEqual(['bookingType', 'manufacturer', 'originatorType', 'productType', 'serviceType']);
+    expect(Object.keys(res.body.error.details).sort()).toEqual([
+      'bookingType',
+      'manufacturer',
+      'originatorType',
+      'productType',
+      'serviceType',
+    ]);
   });
 
   it('lists the locations the matching rules allow', async () => {
@@ -136,8 +186,12 @@ describe('service locations', () => {
       { id: 1, name: 'Workshop', externalData: null },
       { id: 2, name: 'In store', externalData: null },
     ]);
-    expect(ids((await get(`service-locations?${base}&serviceType=1&manufacturer=5&productType=4`, DEMO_TOKENS.power)).body)).toEqual([1, 3]);
-    expect((await get(`service-locations?${base}&serviceType=3&manufacturer=5&productType=4`, DEMO_TOKENS.power)).body).toEqual([]);
+    expect(
+      ids((await get(`service-locations?${base}&serviceType=1&manufacturer=5&productType=4`, DEMO_TOKENS.power)).body),
+    ).toEqual([1, 3]);
+    expect(
+      (await get(`service-locations?${base}&serviceType=3&manufacturer=5&productType=4`, DEMO_TOKENS.power)).body,
+    ).toEqual([]);
   });
 
   it('refuses an unknown product type', async () => {
@@ -154,14 +208,28 @@ describe('shipping methods parameters', () => {
     expect(res.body.error.details).toEqual({ serviceLocation: ['Field is required'] });
   });
 
-  it("narrows to the methods of the rules that accept the case", async () => {
-    const res = await get(`shipping-methods?${base}&serviceType=1&manufacturer=5&productType=4&serviceLocation=3`, DEMO_TOKENS.power);
+  it('narrows to the methods of the rules that accept the case', async () => {
+    const res = await get(
+      `shipping-methods?${base}&serviceType=1&manufacturer=5&productType=4&serviceLocation=3`,
+      DEMO_TOKENS.power,
+    );
     expect(res.status).toBe(200);
     expect(res.body).toEqual([
       { id: 3, name: 'Customer drop-off', properties: { requirePickupDate: false, goodsTypeList: null } },
-      { id: 4, name: 'DB Schenker freight', properties: { requirePickupDate: true, goodsTypeList: ['pallet', 'large item'] } },
+      {
+        id: 4,
+        name: 'DB Schenker freight',
+        properties: { requirePickupDate: true, goodsTypeList: ['pallet', 'large item'] },
+      },
     ]);
-    expect((await get(`shipping-methods?${base}&serviceType=1&manufacturer=5&productType=4&serviceLocation=2`, DEMO_TOKENS.power)).body).toEqual([]);
+    expect(
+      (
+        await get(
+          `shipping-methods?${base}&serviceType=1&manufacturer=5&productType=4&serviceLocation=2`,
+          DEMO_TOKENS.power,
+        )
+      ).body,
+    ).toEqual([]);
   });
 
   it('refuses an unknown service location', async () => {
@@ -224,9 +292,14 @@ describe('pickup dates', () => {
     for (const path of ['shipping/pickup-dates', 'shipping/pickup-dates-extended']) {
       const res = await get(`${path}?shippingMethod=4&postalCode=41705`);
       expect(res.status).toBe(400);
-      expect(res.body.error).toEqual({ message: 'Fields validation failed', details: { shippingMethod: ['Value is not present in possible options'] } });
+      expect(res.body.error).toEqual({
+        message: 'Fields validation failed',
+        details: { shippingMethod: ['Value is not present in possible options'] },
+      });
     }
-    expect((await get('shipping/pickup-dates-extended?shippingMethod=4&postalCode=41705', DEMO_TOKENS.power)).status).toBe(200);
+    expect(
+      (await get('shipping/pickup-dates-extended?shippingMethod=4&postalCode=41705', DEMO_TOKENS.power)).status,
+    ).toBe(200);
   });
 
   it('answers [] for a method that is not picked up', async () => {
@@ -236,12 +309,19 @@ describe('pickup dates', () => {
   });
 
   it('requires shippingMethod and a postal code of 3 to 10 characters', async () => {
-    expect((await get('shipping/pickup-dates')).body.error.details).toEqual({ shippingMethod: ['Field is required'], postalCode: ['Field is required'] });
-    expect((await get('shipping/pickup-dates?shippingMethod=1&postalCode=12')).body.error.details).toEqual({ postalCode: ['Must be at least 3 characters'] });
+    expect((await get('shipping/pickup-dates')).body.error.details).toEqual({
+      shippingMethod: ['Field is required'],
+      postalCode: ['Field is required'],
+    });
+    expect((await get('shipping/pickup-dates?shippingMethod=1&postalCode=12')).body.error.details).toEqual({
+      postalCode: ['Must be at least 3 characters'],
+    });
     const long = await get('shipping/pickup-dates-extended?shippingMethod=1&postalCode=12345678901');
     expect(long.status).toBe(400);
     expect(long.body.error.details).toEqual({ postalCode: ['Must be at most 10 characters'] });
-    expect((await get('shipping/pickup-dates?shippingMethod=9&postalCode=0150')).body.error.details).toEqual({ shippingMethod: ['Value is not present in possible options'] });
+    expect((await get('shipping/pickup-dates?shippingMethod=9&postalCode=0150')).body.error.details).toEqual({
+      shippingMethod: ['Value is not present in possible options'],
+    });
   });
 });
 

@@ -15,12 +15,17 @@ const calendar: PickupCalendar = {
   window: '09:00-16:00',
   areas: [{ postalCodeFrom: '9000', postalCodeTo: '9999', weekdays: [2, 4], window: '10:00-15:00' }],
 };
-const dates = (cal: PickupCalendar, postalCode: string, now: string) => pickupDates(cal, postalCode, new Date(now)).map((entry) => entry.date);
+const dates = (cal: PickupCalendar, postalCode: string, now: string) =>
+  pickupDates(cal, postalCode, new Date(now)).map((entry) => entry.date);
 
 describe('pickupDates', () => {
   it('starts lead days after an order placed before the cut-off', () => {
     // Monday 2026-11-23 10:00 in Oslo (09:00 UTC).
-    expect(dates(calendar, '0150', '2026-11-23T09:00:00Z').slice(0, 3)).toEqual(['2026-11-24', '2026-11-25', '2026-11-26']);
+    expect(dates(calendar, '0150', '2026-11-23T09:00:00Z').slice(0, 3)).toEqual([
+      '2026-11-24',
+      '2026-11-25',
+      '2026-11-26',
+    ]);
   });
 
   it('counts an order after the cut-off from the next business day, in the carrier time zone', () => {

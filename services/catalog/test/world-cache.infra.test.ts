@@ -1,3 +1,3 @@
-import { worldCacheSuite } from './world-cache.cases';
+import { worldCacheSuite } from './world-cache.suite';
 
 worldCacheSuite(true);

@@ -14,9 +14,15 @@ beforeAll(async () => {
 afterAll(() => hub.stop());
 
 const load = (world: unknown) => hub.request('POST', '/api/admin/world', { token: DEMO_TOKENS.admin, body: { world } });
-const storedManufacturer = (id: number) => (hub.broker.getLocalService('catalog') as unknown as DbService).db.knex('catalog.manufacturers').where({ id }).first();
+const storedManufacturer = (id: number) =>
+  (hub.broker.getLocalService('catalog') as unknown as DbService).db
+    .knex('catalog.manufacturers')
+    .where({ id })
+    .first();
 const models = async (name: string) => {
-  const res = await hub.request('GET', `/api/v3/models?model=${encodeURIComponent(name)}`, { token: DEMO_TOKENS.elkjop });
+  const res = await hub.request('GET', `/api/v3/models?model=${encodeURIComponent(name)}`, {
+    token: DEMO_TOKENS.elkjop,
+  });
   expect(res.status).toBe(200);
   return res.body as Array<{ name: string; manufacturer: { id: number }; productType: { id: number } }>;
 };
@@ -46,7 +52,9 @@ it("loads models naming the file's own manufacturer and a product type the catal
   });
   expect(res.status).toBe(200);
   expect(await storedManufacturer(71)).toMatchObject({ name: 'Fernseh' });
-  expect(await models('Fernseh One')).toEqual([expect.objectContaining({ name: 'Fernseh One', manufacturer: expect.objectContaining({ id: 71 }) })]);
+  expect(await models('Fernseh One')).toEqual([
+    expect.objectContaining({ name: 'Fernseh One', manufacturer: expect.objectContaining({ id: 71 }) }),
+  ]);
 });
 
 it('refuses a file whose model clashes with a stored model, before the catalog writes its part', async () => {
@@ -65,12 +73,24 @@ it('refuses a file whose model clashes with a stored model, before the catalog w
   expect(await models('Galaxy Copy')).toEqual([]);
 });
 
-it("refuses a tag whose name a stored tag of another id keeps, before any part is written", async () => {
+it('refuses a tag whose name a stored tag of another id keeps, before any part is written', async () => {
   // The demo world's tag 1 is 'VIP'.
-  const res = await load({ manufacturers: [{ id: 73, name: 'Not on a refused load' }], tags: [{ id: 62, name: 'vip' }] });
+  const res = await load({
+    manufacturers: [{ id: 73, name: 'Not on a refused load' }],
+    tags: [{ id: 62, name: 'vip' }],
+  });
   expect(res.status).toBe(400);
   expect(res.body.error.details).toEqual({ 'tags[0].name': ['tag 1 has this name'] });
   expect(await storedManufacturer(73)).toBeUndefined();
   // Renaming the stored one in the same file frees the name.
-  expect((await load({ tags: [{ id: 1, name: 'Very important' }, { id: 62, name: 'VIP' }] })).status).toBe(200);
+  expect(
+    (
+      await load({
+        tags: [
+          { id: 1, name: 'Very important' },
+          { id: 62, name: 'VIP' },
+        ],
+      })
+    ).status,
+  ).toBe(200);
 });

@@ -18,13 +18,20 @@ import {
   DOMAIN_EVENTS,
   type FieldDetails,
   FieldsValidationError,
+  IdempotencyMixin,
+  idempotencyKeysRetention,
   inTransaction,
+  keepIdempotentAnswer,
   NotFoundError,
   type OutboxDbService,
+  OlderPathsMixin,
   OutboxMixin,
+  type ParamsOf,
   PG_ERRORS,
   visibleCase,
   visibleCases,
+  relayedEventsRetention,
+  RetentionMixin,
 } from '@hub/shared';
 import {
   columnsOf,
@@ -60,38 +67,34 @@ import {
   SCHEMA,
   updateProposal,
   updateProposals,
-} from './store';
+} from './proposals.store';
+import {
+  APPROVED_COST_PROPOSAL_V1,
+  COST_PROPOSALS,
+  COST_PROPOSALS_V1,
+  DELETED_COST_PROPOSAL,
+  ONE_COST_PROPOSAL,
+  SAVED_COST_PROPOSALS,
+  SAVED_COST_PROPOSALS_V1,
+} from './responses';
 
-export interface ListParams {
-  guid: string;
-  active?: boolean;
-}
+export type ListParams = ParamsOf<typeof LIST_PARAMS>;
 export interface SaveParams {
   items: CostProposalIn[];
 }
 export interface SaveV1Params {
   items: CostProposalV1In[];
 }
-export interface FeedbackParams {
-  id: number;
-  name: string;
-  reaction: Reaction;
-  comment?: string | null;
-}
-export interface DeleteParams {
-  id: number;
-}
-export interface ApproveV1Params {
-  id: number;
-  approverName: string;
-}
+export type FeedbackParams = ParamsOf<typeof FEEDBACK_PARAMS>;
+export type DeleteParams = ParamsOf<typeof DELETE_PARAMS>;
+export type ApproveV1Params = ParamsOf<typeof APPROVE_V1_PARAMS>;
 
 /** Proposals per POST; a provider sends the offers of one case or a few, never a bulk load. */
 const MAX_PROPOSALS_PER_REQUEST = 100;
 /** Two first sends of one (externalId, name) at once: the loser retries and finds the winner's row. */
 const UNIQUE_RACE_ATTEMPTS = 3;
 
-const nullableString = (max: number) => ({ type: 'string', max, optional: true, nullable: true });
+const nullableString = (max: number) => ({ type: 'string', max, optional: true, nullable: true }) as const;
 const detailSchema = {
   type: 'object',
   props: {
@@ -128,27 +131,68 @@ const proposalV1Schema = {
   type: 'object',
   props: { ...commonProposalProps, dateAccepted: nullableString(40), approverName: nullableString(255) },
 };
-const listParams = { guid: 'uuid', active: { type: 'boolean', optional: true } };
+const LIST_PARAMS = { guid: 'uuid', active: { type: 'boolean', optional: true } } as const;
+const FEEDBACK_PARAMS = {
+  id: 'number|integer|positive',
+  name: 'string|min:1|max:255',
+  reaction: { type: 'enum', values: REACTIONS },
+  comment: nullableString(10_000),
+} as const;
+const DELETE_PARAMS = { id: 'number|integer|positive' } as const;
+const APPROVE_V1_PARAMS = { id: 'number|integer|positive', approverName: 'string|min:1|max:255' } as const;
+
+/** The answer an action gives for the proposals it wrote, which is kept with its Idempotency-Key. */
+type AnswerOf<T> = (written: T) => unknown;
 
 type CostProposalsThis = OutboxDbService & {
   listFor(ctx: Context<ListParams>): Promise<ProposalRow[]>;
   visibleProposal(ctx: Context, id: number): Promise<{ row: ProposalRow; parties: CasePartiesEntry }>;
-  save(ctx: Context, items: CostProposalIn[]): Promise<ProposalRow[]>;
-  saveInTransaction(items: CostProposalIn[], providerId: number, parties: Map<string, CasePartiesEntry>): Promise<ProposalRow[]>;
-  react(ctx: Context, id: number, reaction: Reaction, name: string, comment: string | null): Promise<ProposalRow>;
+  save(ctx: Context, items: CostProposalIn[], answerOf: AnswerOf<ProposalRow[]>): Promise<unknown>;
+  saveInTransaction(
+    ctx: Context,
+    items: CostProposalIn[],
+    parties: Map<string, CasePartiesEntry>,
+    answerOf: AnswerOf<ProposalRow[]>,
+  ): Promise<unknown>;
+  react(
+    ctx: Context,
+    id: number,
+    reaction: Reaction,
+    name: string,
+    comment: string | null,
+    answerOf: AnswerOf<ProposalRow>,
+  ): Promise<unknown>;
 };
 
 const CostProposalsService: ServiceSchema<ServiceSettingSchema, CostProposalsThis> = {
   name: 'cost-proposals',
-  mixins: [DbMixin(SCHEMA, path.join(__dirname, 'migrations')), OutboxMixin(SCHEMA)],
+  mixins: [
+    DbMixin(SCHEMA, path.join(__dirname, 'migrations')),
+    OutboxMixin(SCHEMA),
+    RetentionMixin(SCHEMA, ({ retention, idempotencyKeyTtlMs }) => {
+      const outbox = relayedEventsRetention(SCHEMA, retention.relayedEventsMs);
+      const keys = idempotencyKeysRetention(SCHEMA, idempotencyKeyTtlMs);
+      return { rules: [outbox.rule, keys.rule], aged: [outbox.aged, keys.aged] };
+    }),
+    // v2 added rejection and answered as v3 does; v1's own forms are the *V1 actions below.
+    OlderPathsMixin({ list: { v2: {} }, save: { v2: {} }, feedback: { v2: {} }, delete: { v2: {} } }),
+    IdempotencyMixin(SCHEMA),
+  ],
   settings: { rest: '' },
+  metadata: {
+    description: 'Cost proposals: a provider proposes the cost of a case, the partner approves or rejects it.',
+  },
 
   actions: {
     /** Every proposal ever made on the case, oldest first; `active=true`: those that may be approved. */
     list: {
       rest: 'GET /v3/cost-proposals',
       access: ACCESS.PARTNER_PROVIDER,
-      params: listParams,
+      summary: "A case's cost proposals",
+      description:
+        'Every proposal ever made on the case, oldest first; with `active=true` only those that may be approved.',
+      response: COST_PROPOSALS,
+      params: LIST_PARAMS,
       async handler(this: CostProposalsThis, ctx: Context<ListParams>) {
         return (await this.listFor(ctx)).map(toRecord);
       },
@@ -162,9 +206,13 @@ const CostProposalsService: ServiceSchema<ServiceSettingSchema, CostProposalsThi
     save: {
       rest: 'POST /v3/cost-proposals',
       access: ACCESS.PROVIDER,
+      summary: 'Propose costs on cases',
+      description:
+        'Creates each proposal, or updates the one with the same `externalId` and `name` of this provider; all or none. A new proposal makes the older ones of its name on the case inactive and sends the partner a webhook; an update sends none.',
+      response: SAVED_COST_PROPOSALS,
       params: { items: { type: 'array', items: proposalSchema, min: 1, max: MAX_PROPOSALS_PER_REQUEST } },
-      async handler(this: CostProposalsThis, ctx: Context<SaveParams>) {
-        return { data: (await this.save(ctx, ctx.params.items)).map(toRecord) };
+      handler(this: CostProposalsThis, ctx: Context<SaveParams>) {
+        return this.save(ctx, ctx.params.items, (rows) => ({ data: rows.map(toRecord) }));
       },
     },
 
@@ -178,27 +226,33 @@ const CostProposalsService: ServiceSchema<ServiceSettingSchema, CostProposalsThi
     feedback: {
       rest: 'POST /v3/cost-proposals/feedback',
       access: ACCESS.PARTNER_PROVIDER,
-      params: {
-        id: 'number|integer|positive',
-        name: 'string|min:1|max:255',
-        reaction: { type: 'enum', values: REACTIONS },
-        comment: nullableString(10_000),
-      },
-      async handler(this: CostProposalsThis, ctx: Context<FeedbackParams>) {
+      summary: 'Approve or reject a cost proposal',
+      description:
+        "Records the reaction and sends the provider a webhook; approving withdraws the case's earlier approval. The same reaction again answers the proposal unchanged; a different one, or approving an inactive proposal, is a 409.",
+      response: ONE_COST_PROPOSAL,
+      params: FEEDBACK_PARAMS,
+      handler(this: CostProposalsThis, ctx: Context<FeedbackParams>) {
         const { id, reaction, name, comment } = ctx.params;
-        return toRecord(await this.react(ctx, id, reaction, name, comment ?? null));
+        return this.react(ctx, id, reaction, name, comment ?? null, toRecord);
       },
     },
 
     delete: {
       rest: 'POST /v3/cost-proposals/delete',
       access: ACCESS.PARTNER_PROVIDER,
-      params: { id: 'number|integer|positive' },
+      summary: 'Delete a cost proposal',
+      description: 'Answers the proposal as it was.',
+      response: DELETED_COST_PROPOSAL,
+      params: DELETE_PARAMS,
       async handler(this: CostProposalsThis, ctx: Context<DeleteParams>) {
         await this.visibleProposal(ctx, ctx.params.id);
-        const deleted = await inTransaction(this.db.knex, (trx) => deleteProposal(trx, ctx.params.id));
-        if (!deleted) throw new NotFoundError('Cost proposal not found');
-        return toRecord(deleted);
+        return inTransaction(this.db.knex, async (trx) => {
+          const deleted = await deleteProposal(trx, ctx.params.id);
+          if (!deleted) throw new NotFoundError('Cost proposal not found');
+          const answer = toRecord(deleted);
+          await keepIdempotentAnswer(trx, ctx, answer);
+          return answer;
+        });
       },
     },
 
@@ -206,7 +260,11 @@ const CostProposalsService: ServiceSchema<ServiceSettingSchema, CostProposalsThi
       rest: 'GET /v1/cost-proposals',
       access: ACCESS.PARTNER_PROVIDER,
       deprecated: true,
-      params: listParams,
+      summary: "A case's cost proposals (v1 form)",
+      description:
+        'As v3 `GET /cost-proposals`, each in the v1 form: the price as text, the approval as `dateAccepted` and `approverName`.',
+      response: COST_PROPOSALS_V1,
+      params: LIST_PARAMS,
       async handler(this: CostProposalsThis, ctx: Context<ListParams>) {
         return (await this.listFor(ctx)).map(toV1Record);
       },
@@ -216,9 +274,12 @@ const CostProposalsService: ServiceSchema<ServiceSettingSchema, CostProposalsThi
       rest: 'POST /v1/cost-proposals',
       access: ACCESS.PROVIDER,
       deprecated: true,
+      summary: 'Propose costs on cases (v1 form)',
+      description: 'As v3, with `dateAccepted` and `approverName` in place of the reaction fields.',
+      response: SAVED_COST_PROPOSALS_V1,
       params: { items: { type: 'array', items: proposalV1Schema, min: 1, max: MAX_PROPOSALS_PER_REQUEST } },
-      async handler(this: CostProposalsThis, ctx: Context<SaveV1Params>) {
-        return { data: (await this.save(ctx, ctx.params.items.map(fromV1Input))).map(toV1Record) };
+      handler(this: CostProposalsThis, ctx: Context<SaveV1Params>) {
+        return this.save(ctx, ctx.params.items.map(fromV1Input), (rows) => ({ data: rows.map(toV1Record) }));
       },
     },
 
@@ -227,9 +288,14 @@ const CostProposalsService: ServiceSchema<ServiceSettingSchema, CostProposalsThi
       rest: 'POST /v1/cost-proposals/approve',
       access: ACCESS.PARTNER_PROVIDER,
       deprecated: true,
-      params: { id: 'number|integer|positive', approverName: 'string|min:1|max:255' },
-      async handler(this: CostProposalsThis, ctx: Context<ApproveV1Params>) {
-        return { data: toV1Record(await this.react(ctx, ctx.params.id, 'approved', ctx.params.approverName, null)) };
+      summary: 'Approve a cost proposal (v1 form)',
+      description: '`id` in the query, `approverName` in the body; the rules of v3 feedback with `approved`.',
+      response: APPROVED_COST_PROPOSAL_V1,
+      params: APPROVE_V1_PARAMS,
+      handler(this: CostProposalsThis, ctx: Context<ApproveV1Params>) {
+        return this.react(ctx, ctx.params.id, 'approved', ctx.params.approverName, null, (row) => ({
+          data: toV1Record(row),
+        }));
       },
     },
   },
@@ -250,11 +316,11 @@ const CostProposalsService: ServiceSchema<ServiceSettingSchema, CostProposalsThi
       return { row, parties };
     },
 
-    async save(this: CostProposalsThis, ctx: Context, items: CostProposalIn[]) {
-      const caller = callerOf(ctx);
+    async save(this: CostProposalsThis, ctx: Context, items: CostProposalIn[], answerOf: AnswerOf<ProposalRow[]>) {
       const details: FieldDetails = {};
       items.forEach((item, index) => {
-        for (const [field, messages] of Object.entries(checkProposalFields(item))) details[`[${index}].${field}`] = messages;
+        for (const [field, messages] of Object.entries(checkProposalFields(item)))
+          details[`[${index}].${field}`] = messages;
       });
       if (Object.keys(details).length) throw new FieldsValidationError(details);
 
@@ -263,17 +329,25 @@ const CostProposalsService: ServiceSchema<ServiceSettingSchema, CostProposalsThi
 
       for (let attempt = 1; ; attempt++) {
         try {
-          const rows = await this.saveInTransaction(items, caller.providerId!, parties);
+          const answer = await this.saveInTransaction(ctx, items, parties, answerOf);
           this.relayOutbox();
-          return rows;
+          return answer;
         } catch (err) {
           if ((err as { code?: unknown }).code !== PG_ERRORS.UNIQUE_VIOLATION) throw err;
-          if (attempt >= UNIQUE_RACE_ATTEMPTS) throw new ConflictError('The cost proposals changed at the same time; send them again');
+          if (attempt >= UNIQUE_RACE_ATTEMPTS)
+            throw new ConflictError('The cost proposals changed at the same time; send them again');
         }
       }
     },
 
-    saveInTransaction(this: CostProposalsThis, items: CostProposalIn[], providerId: number, parties: Map<string, CasePartiesEntry>) {
+    saveInTransaction(
+      this: CostProposalsThis,
+      ctx: Context,
+      items: CostProposalIn[],
+      parties: Map<string, CasePartiesEntry>,
+      answerOf: AnswerOf<ProposalRow[]>,
+    ) {
+      const providerId = callerOf(ctx).providerId!;
       return inTransaction(this.db.knex, async (trx) => {
         const caseGuids = [...parties.keys()];
         const byCase = new Map<string, ProposalRow[]>(caseGuids.map((guid) => [guid, []]));
@@ -284,14 +358,17 @@ const CostProposalsService: ServiceSchema<ServiceSettingSchema, CostProposalsThi
         for (const [index, item] of items.entries()) {
           const caseStates = byCase.get(item.guid)!.map(stateOf);
           const externalKey = externalKeyOf(item.externalId);
-          const existing = externalKey ? await findByExternalKey(trx, providerId, externalKey, item.name ?? null) : undefined;
+          const existing = externalKey
+            ? await findByExternalKey(trx, providerId, externalKey, item.name ?? null)
+            : undefined;
           if (existing && existing.case_guid !== item.guid) {
             errors[`[${index}].externalId`] = [RULE_MESSAGES.otherCase];
             continue;
           }
           const columns = columnsOf(item, existing);
           // A reaction the proposal already has stands, as with feedback: only a proposal without one takes one.
-          const reacting = existing !== undefined && columns.reaction !== undefined && columns.reaction !== existing.reaction;
+          const reacting =
+            existing !== undefined && columns.reaction !== undefined && columns.reaction !== existing.reaction;
           if (reacting && existing.reaction !== null) {
             errors[`[${index}].reaction`] = [RULE_MESSAGES.alreadyReacted];
             continue;
@@ -320,29 +397,47 @@ const CostProposalsService: ServiceSchema<ServiceSettingSchema, CostProposalsThi
         if (Object.keys(errors).length) throw new FieldsValidationError(errors);
 
         const saved = await proposalsByIds(trx, savedIds);
-        return savedIds.map((id) => saved.get(id)!);
+        const answer = answerOf(savedIds.map((id) => saved.get(id)!));
+        await keepIdempotentAnswer(trx, ctx, answer);
+        return answer;
       });
     },
 
-    async react(this: CostProposalsThis, ctx: Context, id: number, reaction: Reaction, name: string, comment: string | null) {
+    async react(
+      this: CostProposalsThis,
+      ctx: Context,
+      id: number,
+      reaction: Reaction,
+      name: string,
+      comment: string | null,
+      answerOf: AnswerOf<ProposalRow>,
+    ) {
       const { row, parties } = await this.visibleProposal(ctx, id);
       const result = await inTransaction(this.db.knex, async (trx) => {
         const caseRows = await lockCases(trx, [row.case_guid]);
         const target = caseRows.find((candidate) => candidate.id === id);
         if (!target) throw new NotFoundError('Cost proposal not found');
         const decision = decideFeedback(stateOf(target), reaction);
-        if (decision.kind === 'repeat') return { row: target, changed: false };
+        if (decision.kind === 'repeat') return { answer: answerOf(target), changed: false };
         if (decision.kind === 'conflict') {
           throw new ConflictError(decision.message, { id, reaction: target.reaction, isActive: target.is_active });
         }
-        if (reaction === 'approved') await updateProposals(trx, approvalsToWithdraw(caseRows.map(stateOf), id), NO_REACTION);
-        const updated = await updateProposal(trx, id, { reaction, reaction_date: new Date(), reaction_name: name, comment });
+        if (reaction === 'approved')
+          await updateProposals(trx, approvalsToWithdraw(caseRows.map(stateOf), id), NO_REACTION);
+        const updated = await updateProposal(trx, id, {
+          reaction,
+          reaction_date: new Date(),
+          reaction_name: name,
+          comment,
+        });
         const audience = { providerId: parties.serviceProviderId ?? target.service_provider_id };
         await recordEvent(trx, DOMAIN_EVENTS.COST_PROPOSAL_REACTED, target.case_guid, audience, toRecord(updated));
-        return { row: updated, changed: true };
+        const answer = answerOf(updated);
+        await keepIdempotentAnswer(trx, ctx, answer);
+        return { answer, changed: true };
       });
       if (result.changed) this.relayOutbox();
-      return result.row;
+      return result.answer;
     },
   },
 };

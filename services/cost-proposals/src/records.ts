@@ -2,8 +2,16 @@
  * Wire shapes of a cost proposal: the stored row, the v3 record (also the webhook payload), the
  * deprecated v1 record, and the v1 input translated into the v3 one.
  */
-import { externalKeyOf, numberDetails, parseDateTime, type Detail, type DetailIn, type ProposalState, type Reaction } from './rules';
-import type { ProposalColumns } from './store';
+import {
+  externalKeyOf,
+  numberDetails,
+  parseDateTime,
+  type Detail,
+  type DetailIn,
+  type ProposalState,
+  type Reaction,
+} from './rules';
+import type { ProposalColumns } from './proposals.store';
 
 export interface ProposalRow {
   id: number;
@@ -161,7 +169,8 @@ export function columnsOf(item: CostProposalIn, existing?: ProposalRow): Proposa
   if (item.dateValidUntil !== undefined) columns.date_valid_until = item.dateValidUntil;
   if (item.details !== undefined) columns.details = item.details === null ? null : numberDetails(item.details);
   if (item.reactionName !== undefined) columns.reaction_name = item.reactionName;
-  if (item.reactionDate !== undefined) columns.reaction_date = item.reactionDate === null ? null : parseDateTime(item.reactionDate);
+  if (item.reactionDate !== undefined)
+    columns.reaction_date = item.reactionDate === null ? null : parseDateTime(item.reactionDate);
   if (item.reaction === null) {
     Object.assign(columns, { reaction: null, reaction_date: null, reaction_name: null });
   } else if (item.reaction !== undefined) {

@@ -23,10 +23,7 @@ export const RULE_MESSAGES = {
   otherCase: 'This externalId and name belong to a cost proposal of another case',
 } as const;
 
-export type FeedbackDecision =
-  | { kind: 'react' }
-  | { kind: 'repeat' }
-  | { kind: 'conflict'; message: string };
+export type FeedbackDecision = { kind: 'react' } | { kind: 'repeat' } | { kind: 'conflict'; message: string };
 
 /**
  * A reaction on a proposal without one is recorded; only an active proposal can be approved.
@@ -37,7 +34,8 @@ export type FeedbackDecision =
 export function decideFeedback(proposal: ProposalState, reaction: Reaction): FeedbackDecision {
   if (proposal.reaction === reaction) return { kind: 'repeat' };
   if (proposal.reaction !== null) return { kind: 'conflict', message: RULE_MESSAGES.alreadyReacted };
-  if (reaction === 'approved' && !proposal.isActive) return { kind: 'conflict', message: RULE_MESSAGES.onlyActiveApproved };
+  if (reaction === 'approved' && !proposal.isActive)
+    return { kind: 'conflict', message: RULE_MESSAGES.onlyActiveApproved };
   return { kind: 'react' };
 }
 
@@ -123,9 +121,12 @@ export function checkProposalFields(input: ProposalFieldsIn): FieldDetails {
   const details: FieldDetails = {};
   const fail = (field: string, message: string) => (details[field] ??= []).push(message);
   if (typeof input.priceNet === 'number' && !isMoney(input.priceNet)) fail('priceNet', FIELD_MESSAGES.wrongFormat);
-  if (typeof input.timeStamp === 'string' && !isTimeStamp(input.timeStamp)) fail('timeStamp', FIELD_MESSAGES.wrongFormat);
-  if (typeof input.reactionDate === 'string' && !parseDateTime(input.reactionDate)) fail('reactionDate', FIELD_MESSAGES.wrongFormat);
-  if (typeof input.dateValidUntil === 'string' && !isCalendarDay(input.dateValidUntil)) fail('dateValidUntil', FIELD_MESSAGES.wrongFormat);
+  if (typeof input.timeStamp === 'string' && !isTimeStamp(input.timeStamp))
+    fail('timeStamp', FIELD_MESSAGES.wrongFormat);
+  if (typeof input.reactionDate === 'string' && !parseDateTime(input.reactionDate))
+    fail('reactionDate', FIELD_MESSAGES.wrongFormat);
+  if (typeof input.dateValidUntil === 'string' && !isCalendarDay(input.dateValidUntil))
+    fail('dateValidUntil', FIELD_MESSAGES.wrongFormat);
   const seen = new Set<number>();
   (input.details ?? []).forEach((detail, index) => {
     const line = detail.line ?? index + 1;

@@ -1,4 +1,4 @@
-/** The approval race on the embedded database; see `approval-race.ts`. */
-import { approvalRaceSuite } from './approval-race';
+/** The approval race on the embedded database; see `approval-race.suite.ts`. */
+import { approvalRaceSuite } from './approval-race.suite';
 
 approvalRaceSuite(false);

@@ -3,7 +3,7 @@
  * may reach a proposal, validation, and the events written to the outbox.
  */
 import type { Knex } from 'knex';
-import { databaseOf } from '../../../shared/src';
+import { databaseOf, OLDER_VERSIONS_DEPRECATION } from '../../../shared/src';
 import { DEMO_TOKENS, startTestHub, type TestHub } from '../../../test/support/hub';
 import { openCase, type OpenCase, CASE_SERVICES } from './support';
 
@@ -20,7 +20,10 @@ let extCounter = 0;
 const newExternalId = () => [`EXT-${Date.now()}-${++extCounter}`];
 
 async function post(kase: OpenCase, proposals: object[], expected = 200) {
-  const res = await hub.request('POST', '/api/v3/cost-proposals', { token: kase.providerToken, body: proposals.map((p) => ({ guid: kase.guid, ...p })) });
+  const res = await hub.request('POST', '/api/v3/cost-proposals', {
+    token: kase.providerToken,
+    body: proposals.map((p) => ({ guid: kase.guid, ...p })),
+  });
   expect(res.status).toBe(expected);
   return res.body;
 }
@@ -84,7 +87,13 @@ describe('creating and listing', () => {
       createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
       updatedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
     });
-    expect(created.data[1]).toMatchObject({ name: 'Scrap', priceNet: 99, externalId: null, currency: null, details: null });
+    expect(created.data[1]).toMatchObject({
+      name: 'Scrap',
+      priceNet: 99,
+      externalId: null,
+      currency: null,
+      details: null,
+    });
 
     const listed = await list(kase);
     expect(listed.map((p) => p.id)).toEqual([record.id, created.data[1].id]);
@@ -94,16 +103,27 @@ describe('creating and listing', () => {
 
   it('refuses bad fields with the validation envelope and stores nothing', async () => {
     const kase = await openCase(hub);
-    const bad = await post(kase, [{ name: 'Repair', currency: 'nok', timeStamp: '2024-05-01T10:15:30Z', priceNet: 'ten' }], 400);
+    const bad = await post(
+      kase,
+      [{ name: 'Repair', currency: 'nok', timeStamp: '2024-05-01T10:15:30Z', priceNet: 'ten' }],
+      400,
+    );
     expect(bad).toEqual({
       error: {
         message: 'Fields validation failed',
         details: { '[0].currency': ['Wrong format'], '[0].priceNet': ['Wrong format'] },
       },
     });
-    const semantic = await post(kase, [{ name: 'Ok' }, { name: 'Repair', timeStamp: '2024-02-30 10:00:00.000', priceNet: 1.005 }], 400);
+    const semantic = await post(
+      kase,
+      [{ name: 'Ok' }, { name: 'Repair', timeStamp: '2024-02-30 10:00:00.000', priceNet: 1.005 }],
+      400,
+    );
     expect(semantic.error.details).toEqual({ '[1].timeStamp': ['Wrong format'], '[1].priceNet': ['Wrong format'] });
-    const missing = await hub.request('POST', '/api/v3/cost-proposals', { token: kase.providerToken, body: [{ name: 'Repair' }] });
+    const missing = await hub.request('POST', '/api/v3/cost-proposals', {
+      token: kase.providerToken,
+      body: [{ name: 'Repair' }],
+    });
     expect(missing.status).toBe(400);
     expect(missing.body.error.details).toEqual({ '[0].guid': ['Field is required'] });
     expect(await list(kase)).toEqual([]);
@@ -121,8 +141,19 @@ describe('state table', () => {
     const kase = await openCase(hub);
     const { data } = await post(kase, [repair()]);
     const before = Date.now();
-    const approved = await feedback(kase.partnerToken, { id: data[0].id, name: 'Kari Nordmann', reaction: 'approved', comment: 'Go ahead' });
-    expect(approved).toMatchObject({ id: data[0].id, reaction: 'approved', reactionName: 'Kari Nordmann', comment: 'Go ahead', isActive: true });
+    const approved = await feedback(kase.partnerToken, {
+      id: data[0].id,
+      name: 'Kari Nordmann',
+      reaction: 'approved',
+      comment: 'Go ahead',
+    });
+    expect(approved).toMatchObject({
+      id: data[0].id,
+      reaction: 'approved',
+      reactionName: 'Kari Nordmann',
+      comment: 'Go ahead',
+      isActive: true,
+    });
     expect(Date.parse(approved.reactionDate)).toBeGreaterThanOrEqual(before - 1000);
     expect((await list(kase))[0]).toEqual(approved);
   });
@@ -150,8 +181,18 @@ describe('state table', () => {
   it('no reaction -> rejected by feedback', async () => {
     const kase = await openCase(hub);
     const { data } = await post(kase, [repair()]);
-    const rejected = await feedback(kase.partnerToken, { id: data[0].id, name: 'Kari', reaction: 'rejected', comment: 'Too expensive' });
-    expect(rejected).toMatchObject({ reaction: 'rejected', reactionName: 'Kari', comment: 'Too expensive', reactionDate: expect.any(String) });
+    const rejected = await feedback(kase.partnerToken, {
+      id: data[0].id,
+      name: 'Kari',
+      reaction: 'rejected',
+      comment: 'Too expensive',
+    });
+    expect(rejected).toMatchObject({
+      reaction: 'rejected',
+      reactionName: 'Kari',
+      comment: 'Too expensive',
+      reactionDate: expect.any(String),
+    });
   });
 
   it('refuses a reaction that is neither approved nor rejected', async () => {
@@ -166,7 +207,12 @@ describe('state table', () => {
     const kase = await openCase(hub);
     const { data } = await post(kase, [repair(), { externalId: newExternalId(), name: 'Scrap' }]);
     const approved = await feedback(kase.partnerToken, { id: data[0].id, name: 'Kari', reaction: 'approved' });
-    const repeated = await feedback(kase.partnerToken, { id: data[0].id, name: 'Ola', reaction: 'approved', comment: 'again' });
+    const repeated = await feedback(kase.partnerToken, {
+      id: data[0].id,
+      name: 'Ola',
+      reaction: 'approved',
+      comment: 'again',
+    });
     expect(repeated).toEqual(approved);
     const changed = await feedback(kase.partnerToken, { id: data[0].id, name: 'Kari', reaction: 'rejected' }, 409);
     expect(changed.error.message).toBe('The cost proposal already has a different reaction');
@@ -185,7 +231,13 @@ describe('state table', () => {
     const { data } = await post(kase, [original]);
     await feedback(kase.partnerToken, { id: data[0].id, name: 'Kari', reaction: 'approved' });
     const updated = await post(kase, [{ externalId: original.externalId, name: 'Repair', priceNet: 1500 }]);
-    expect(updated.data[0]).toMatchObject({ id: data[0].id, priceNet: 1500, currency: 'NOK', reaction: 'approved', reactionName: 'Kari' });
+    expect(updated.data[0]).toMatchObject({
+      id: data[0].id,
+      priceNet: 1500,
+      currency: 'NOK',
+      reaction: 'approved',
+      reactionName: 'Kari',
+    });
     expect(await list(kase)).toHaveLength(1);
     expect(await outbox('costProposal.created', kase.guid)).toHaveLength(1);
 
@@ -202,7 +254,9 @@ describe('state table', () => {
     const original = repair();
     await post(one, [original]);
     const res = await post(two, [{ externalId: original.externalId, name: 'Repair' }], 400);
-    expect(res.error.details).toEqual({ '[0].externalId': ['This externalId and name belong to a cost proposal of another case'] });
+    expect(res.error.details).toEqual({
+      '[0].externalId': ['This externalId and name belong to a cost proposal of another case'],
+    });
     expect(await list(two)).toEqual([]);
   });
 
@@ -210,13 +264,22 @@ describe('state table', () => {
     const kase = await openCase(hub);
     const { data } = await post(kase, [repair(), { name: 'Scrap' }]);
     await feedback(kase.partnerToken, { id: data[0].id, name: 'Kari', reaction: 'approved' });
-    const res = await hub.request('POST', '/api/v3/cost-proposals/delete', { token: kase.partnerToken, body: { id: data[0].id } });
+    const res = await hub.request('POST', '/api/v3/cost-proposals/delete', {
+      token: kase.partnerToken,
+      body: { id: data[0].id },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: data[0].id, guid: kase.guid, reaction: 'approved', name: 'Repair' });
     expect((await list(kase)).map((p) => p.id)).toEqual([data[1].id]);
-    const again = await hub.request('POST', '/api/v3/cost-proposals/delete', { token: kase.providerToken, body: { id: data[0].id } });
+    const again = await hub.request('POST', '/api/v3/cost-proposals/delete', {
+      token: kase.providerToken,
+      body: { id: data[0].id },
+    });
     expect(again.status).toBe(404);
-    const byProvider = await hub.request('POST', '/api/v3/cost-proposals/delete', { token: kase.providerToken, body: { id: data[1].id } });
+    const byProvider = await hub.request('POST', '/api/v3/cost-proposals/delete', {
+      token: kase.providerToken,
+      body: { id: data[1].id },
+    });
     expect(byProvider.status).toBe(200);
     expect(await list(kase)).toEqual([]);
   });
@@ -250,15 +313,21 @@ describe('state table', () => {
     const kase = await openCase(hub);
     const { data } = await post(kase, [repair()]);
     await feedback(kase.partnerToken, { id: data[0].id, name: 'Kari', reaction: 'approved' });
-    const imported = await post(kase, [{ name: 'RUR', reaction: 'approved', reactionName: 'Phone call', reactionDate: '2024-05-02T08:00:00Z' }]);
-    expect(imported.data[0]).toMatchObject({ reaction: 'approved', reactionName: 'Phone call', reactionDate: '2024-05-02T08:00:00.000Z' });
+    const imported = await post(kase, [
+      { name: 'RUR', reaction: 'approved', reactionName: 'Phone call', reactionDate: '2024-05-02T08:00:00Z' },
+    ]);
+    expect(imported.data[0]).toMatchObject({
+      reaction: 'approved',
+      reactionName: 'Phone call',
+      reactionDate: '2024-05-02T08:00:00.000Z',
+    });
     expect((await list(kase))[0].reaction).toBeNull();
     const inactive = await post(kase, [{ name: 'Scrap', isActive: false, reaction: 'approved' }], 400);
     expect(inactive.error.details).toEqual({ '[0].reaction': ['Only an active cost proposal can be approved'] });
     expect(await list(kase)).toHaveLength(2);
   });
 
-  it("a provider posting a known proposal cannot replace or clear the reaction it has", async () => {
+  it('a provider posting a known proposal cannot replace or clear the reaction it has', async () => {
     const kase = await openCase(hub);
     const proposal = repair();
     const { data } = await post(kase, [proposal]);
@@ -282,7 +351,7 @@ describe('v1 forms', () => {
     const approved = await feedback(kase.partnerToken, { id: data[0].id, name: 'Kari', reaction: 'approved' });
     const res = await hub.request('GET', `/api/v1/cost-proposals?guid=${kase.guid}`, { token: kase.partnerToken });
     expect(res.status).toBe(200);
-    expect(res.headers.get('deprecation')).toBe('true');
+    expect(res.headers.get('deprecation')).toBe(OLDER_VERSIONS_DEPRECATION);
     expect(res.body[0]).toEqual({
       id: data[0].id,
       externalId: data[0].externalId,
@@ -299,7 +368,9 @@ describe('v1 forms', () => {
       serviceProviderId: kase.providerId,
     });
     expect(res.body[1]).toMatchObject({ priceNet: null, dateAccepted: null, approverName: null });
-    const active = await hub.request('GET', `/api/v1/cost-proposals?guid=${kase.guid}&active=true`, { token: kase.providerToken });
+    const active = await hub.request('GET', `/api/v1/cost-proposals?guid=${kase.guid}&active=true`, {
+      token: kase.providerToken,
+    });
     expect(active.status).toBe(200);
     expect(active.body).toHaveLength(2);
   });
@@ -315,20 +386,36 @@ describe('v1 forms', () => {
     const kase = await openCase(hub);
     const { data } = await post(kase, [repair(), { name: 'RUR' }]);
     await feedback(kase.partnerToken, { id: data[1].id, name: 'Kari', reaction: 'approved' });
-    const res = await hub.request('POST', `/api/v1/cost-proposals/approve?id=${data[0].id}`, { token: kase.partnerToken, body: { approverName: 'Ola' } });
+    const res = await hub.request('POST', `/api/v1/cost-proposals/approve?id=${data[0].id}`, {
+      token: kase.partnerToken,
+      body: { approverName: 'Ola' },
+    });
     expect(res.status).toBe(200);
-    expect(res.headers.get('deprecation')).toBe('true');
-    expect(res.body).toEqual({ data: expect.objectContaining({ id: data[0].id, approverName: 'Ola', dateAccepted: expect.any(String), priceNet: '1234.50' }) });
+    expect(res.headers.get('deprecation')).toBe(OLDER_VERSIONS_DEPRECATION);
+    expect(res.body).toEqual({
+      data: expect.objectContaining({
+        id: data[0].id,
+        approverName: 'Ola',
+        dateAccepted: expect.any(String),
+        priceNet: '1234.50',
+      }),
+    });
     const [first, second] = await list(kase);
     expect(first).toMatchObject({ reaction: 'approved', reactionName: 'Ola' });
     expect(second.reaction).toBeNull();
 
-    const missingName = await hub.request('POST', `/api/v1/cost-proposals/approve?id=${data[0].id}`, { token: kase.partnerToken, body: {} });
+    const missingName = await hub.request('POST', `/api/v1/cost-proposals/approve?id=${data[0].id}`, {
+      token: kase.partnerToken,
+      body: {},
+    });
     expect(missingName.status).toBe(400);
     expect(missingName.body.error.details).toEqual({ approverName: ['Field is required'] });
     const rejected = (await post(kase, [{ name: 'Scrap' }])).data[0];
     await feedback(kase.partnerToken, { id: rejected.id, name: 'Kari', reaction: 'rejected' });
-    const refused = await hub.request('POST', `/api/v1/cost-proposals/approve?id=${rejected.id}`, { token: kase.partnerToken, body: { approverName: 'Ola' } });
+    const refused = await hub.request('POST', `/api/v1/cost-proposals/approve?id=${rejected.id}`, {
+      token: kase.partnerToken,
+      body: { approverName: 'Ola' },
+    });
     expect(refused.status).toBe(409);
   });
 
@@ -342,14 +429,26 @@ describe('v1 forms', () => {
       ],
     });
     expect(res.status).toBe(200);
-    expect(res.headers.get('deprecation')).toBe('true');
-    expect(res.body.data[0]).toMatchObject({ name: 'Repair', priceNet: '10.50', dateAccepted: '2024-05-02T08:00:00.000Z', approverName: 'Kari' });
+    expect(res.headers.get('deprecation')).toBe(OLDER_VERSIONS_DEPRECATION);
+    expect(res.body.data[0]).toMatchObject({
+      name: 'Repair',
+      priceNet: '10.50',
+      dateAccepted: '2024-05-02T08:00:00.000Z',
+      approverName: 'Kari',
+    });
     expect(res.body.data[0]).not.toHaveProperty('reaction');
     expect(res.body.data[1]).toMatchObject({ name: 'Scrap', dateAccepted: null, approverName: null });
     const [repairV3] = await list(kase);
-    expect(repairV3).toMatchObject({ reaction: 'approved', reactionName: 'Kari', reactionDate: '2024-05-02T08:00:00.000Z' });
+    expect(repairV3).toMatchObject({
+      reaction: 'approved',
+      reactionName: 'Kari',
+      reactionDate: '2024-05-02T08:00:00.000Z',
+    });
 
-    const partner = await hub.request('POST', '/api/v1/cost-proposals', { token: kase.partnerToken, body: [{ guid: kase.guid, name: 'X' }] });
+    const partner = await hub.request('POST', '/api/v1/cost-proposals', {
+      token: kase.partnerToken,
+      body: [{ guid: kase.guid, name: 'X' }],
+    });
     expect(partner.status).toBe(403);
   });
 });
@@ -384,7 +483,10 @@ describe('access', () => {
   it('lets a provider post only on cases routed to it', async () => {
     const kase = await openCase(hub, DEMO_TOKENS.trygg);
     expect(kase.providerId).toBe(20);
-    const res = await hub.request('POST', '/api/v3/cost-proposals', { token: kase.otherProviderToken, body: [{ guid: kase.guid, name: 'Repair' }] });
+    const res = await hub.request('POST', '/api/v3/cost-proposals', {
+      token: kase.otherProviderToken,
+      body: [{ guid: kase.guid, name: 'Repair' }],
+    });
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ error: { message: 'Case not found' } });
     expect(await list(kase)).toEqual([]);
@@ -393,20 +495,38 @@ describe('access', () => {
   it('answers an unknown case or proposal with 404', async () => {
     const kase = await openCase(hub);
     const unknown = '7d1b1c52-3a0e-4d5f-8a3b-2c1d0e9f8a7b';
-    expect((await hub.request('GET', `/api/v3/cost-proposals?guid=${unknown}`, { token: kase.partnerToken })).status).toBe(404);
-    expect((await hub.request('POST', '/api/v3/cost-proposals', { token: kase.providerToken, body: [{ guid: unknown, name: 'R' }] })).status).toBe(404);
-    const feedbackRes = await hub.request('POST', '/api/v3/cost-proposals/feedback', { token: kase.partnerToken, body: { id: 999999, name: 'X', reaction: 'approved' } });
+    expect(
+      (await hub.request('GET', `/api/v3/cost-proposals?guid=${unknown}`, { token: kase.partnerToken })).status,
+    ).toBe(404);
+    expect(
+      (
+        await hub.request('POST', '/api/v3/cost-proposals', {
+          token: kase.providerToken,
+          body: [{ guid: unknown, name: 'R' }],
+        })
+      ).status,
+    ).toBe(404);
+    const feedbackRes = await hub.request('POST', '/api/v3/cost-proposals/feedback', {
+      token: kase.partnerToken,
+      body: { id: 999999, name: 'X', reaction: 'approved' },
+    });
     expect(feedbackRes.status).toBe(404);
     expect(feedbackRes.body).toEqual({ error: { message: 'Cost proposal not found' } });
   });
 
   it('refuses the wrong access level with 403', async () => {
     const kase = await openCase(hub);
-    const byPartner = await hub.request('POST', '/api/v3/cost-proposals', { token: kase.partnerToken, body: [{ guid: kase.guid, name: 'R' }] });
+    const byPartner = await hub.request('POST', '/api/v3/cost-proposals', {
+      token: kase.partnerToken,
+      body: [{ guid: kase.guid, name: 'R' }],
+    });
     expect(byPartner.status).toBe(403);
     const byAdmin = await hub.request('GET', `/api/v3/cost-proposals?guid=${kase.guid}`, { token: DEMO_TOKENS.admin });
     expect(byAdmin.status).toBe(403);
-    const feedbackByAdmin = await hub.request('POST', '/api/v3/cost-proposals/feedback', { token: DEMO_TOKENS.admin, body: { id: 1, name: 'X', reaction: 'approved' } });
+    const feedbackByAdmin = await hub.request('POST', '/api/v3/cost-proposals/feedback', {
+      token: DEMO_TOKENS.admin,
+      body: { id: 1, name: 'X', reaction: 'approved' },
+    });
     expect(feedbackByAdmin.status).toBe(403);
     expect(await list(kase)).toEqual([]);
   });
@@ -414,7 +534,11 @@ describe('access', () => {
   it('lets the case provider react too', async () => {
     const kase = await openCase(hub);
     const { data } = await post(kase, [repair()]);
-    const res = await feedback(kase.providerToken, { id: data[0].id, name: 'Workshop on the phone', reaction: 'approved' });
+    const res = await feedback(kase.providerToken, {
+      id: data[0].id,
+      name: 'Workshop on the phone',
+      reaction: 'approved',
+    });
     expect(res.reaction).toBe('approved');
   });
 });
@@ -452,7 +576,12 @@ describe('events', () => {
   it('writes costProposal.reacted for the provider after each reaction', async () => {
     const kase = await openCase(hub);
     const { data } = await post(kase, [repair(), { name: 'Scrap' }]);
-    const approved = await feedback(kase.partnerToken, { id: data[0].id, name: 'Kari', reaction: 'approved', comment: 'ok' });
+    const approved = await feedback(kase.partnerToken, {
+      id: data[0].id,
+      name: 'Kari',
+      reaction: 'approved',
+      comment: 'ok',
+    });
     const rejected = await feedback(kase.partnerToken, { id: data[1].id, name: 'Kari', reaction: 'rejected' });
     const events = await outbox('costProposal.reacted', kase.guid);
     expect(events.map((e) => e.audience)).toEqual([{ providerId: kase.providerId }, { providerId: kase.providerId }]);

@@ -17,7 +17,13 @@ import {
 } from '../src/rules';
 import { columnsOf, fromV1Input, type ProposalRow, toV1Record } from '../src/records';
 
-const proposal = (overrides: Partial<ProposalState> = {}): ProposalState => ({ id: 1, name: 'Repair', isActive: true, reaction: null, ...overrides });
+const proposal = (overrides: Partial<ProposalState> = {}): ProposalState => ({
+  id: 1,
+  name: 'Repair',
+  isActive: true,
+  reaction: null,
+  ...overrides,
+});
 
 describe('decideFeedback', () => {
   it('records a first approval or rejection', () => {
@@ -26,7 +32,10 @@ describe('decideFeedback', () => {
   });
 
   it('approves only an active proposal, but lets an inactive one be rejected', () => {
-    expect(decideFeedback(proposal({ isActive: false }), 'approved')).toEqual({ kind: 'conflict', message: RULE_MESSAGES.onlyActiveApproved });
+    expect(decideFeedback(proposal({ isActive: false }), 'approved')).toEqual({
+      kind: 'conflict',
+      message: RULE_MESSAGES.onlyActiveApproved,
+    });
     expect(decideFeedback(proposal({ isActive: false }), 'rejected')).toEqual({ kind: 'react' });
   });
 
@@ -36,14 +45,24 @@ describe('decideFeedback', () => {
   });
 
   it('refuses a different second reaction', () => {
-    expect(decideFeedback(proposal({ reaction: 'approved' }), 'rejected')).toEqual({ kind: 'conflict', message: RULE_MESSAGES.alreadyReacted });
-    expect(decideFeedback(proposal({ reaction: 'rejected' }), 'approved')).toEqual({ kind: 'conflict', message: RULE_MESSAGES.alreadyReacted });
+    expect(decideFeedback(proposal({ reaction: 'approved' }), 'rejected')).toEqual({
+      kind: 'conflict',
+      message: RULE_MESSAGES.alreadyReacted,
+    });
+    expect(decideFeedback(proposal({ reaction: 'rejected' }), 'approved')).toEqual({
+      kind: 'conflict',
+      message: RULE_MESSAGES.alreadyReacted,
+    });
   });
 });
 
 describe('approvalsToWithdraw', () => {
   it('withdraws the approval of every other proposal, never of the one approved', () => {
-    const states = [proposal({ id: 1, reaction: 'approved' }), proposal({ id: 2 }), proposal({ id: 3, reaction: 'rejected' })];
+    const states = [
+      proposal({ id: 1, reaction: 'approved' }),
+      proposal({ id: 2 }),
+      proposal({ id: 3, reaction: 'rejected' }),
+    ];
     expect(approvalsToWithdraw(states, 2)).toEqual([1]);
     expect(approvalsToWithdraw(states, 1)).toEqual([]);
     expect(approvalsToWithdraw(states, null)).toEqual([1]);
@@ -55,7 +74,9 @@ describe('approvalsToWithdraw', () => {
         let states = [0, 1, 2, 3, 4, 5].map((id) => proposal({ id }));
         for (const id of approvals) {
           const withdrawn = approvalsToWithdraw(states, id);
-          states = states.map((s) => (s.id === id ? { ...s, reaction: 'approved' } : withdrawn.includes(s.id) ? { ...s, reaction: null } : s));
+          states = states.map((s) =>
+            s.id === id ? { ...s, reaction: 'approved' } : withdrawn.includes(s.id) ? { ...s, reaction: null } : s,
+          );
         }
         const approved = states.filter((s) => s.reaction === 'approved').map((s) => s.id);
         expect(approved).toEqual(approvals.length ? [approvals[approvals.length - 1]] : []);
@@ -105,7 +126,14 @@ describe('field checks', () => {
   });
 
   it('names each bad field and keeps good ones quiet', () => {
-    expect(checkProposalFields({ priceNet: 10.25, timeStamp: '2024-01-01 10:00:00.000', dateValidUntil: '2024-12-31', details: [{}, {}] })).toEqual({});
+    expect(
+      checkProposalFields({
+        priceNet: 10.25,
+        timeStamp: '2024-01-01 10:00:00.000',
+        dateValidUntil: '2024-12-31',
+        details: [{}, {}],
+      }),
+    ).toEqual({});
     expect(
       checkProposalFields({
         priceNet: 10.255,
@@ -151,7 +179,11 @@ describe('columns of a proposal as sent', () => {
     expect((dated.reaction_date as Date).getTime()).toBeGreaterThanOrEqual(before);
     const stored = { reaction: 'approved', reaction_date: new Date('2024-01-01T00:00:00Z') } as ProposalRow;
     expect(columnsOf({ guid, reaction: 'approved' }, stored).reaction_date).toEqual(new Date('2024-01-01T00:00:00Z'));
-    expect(columnsOf({ guid, reaction: null, reactionName: 'x' })).toEqual({ reaction: null, reaction_date: null, reaction_name: null });
+    expect(columnsOf({ guid, reaction: null, reactionName: 'x' })).toEqual({
+      reaction: null,
+      reaction_date: null,
+      reaction_name: null,
+    });
   });
 });
 
@@ -166,7 +198,12 @@ describe('v1', () => {
       reactionDate: '2024-05-01T10:00:00Z',
       reactionName: 'Kari',
     });
-    expect(fromV1Input({ guid, approverName: 'Kari' })).toEqual({ guid, reaction: 'approved', reactionDate: null, reactionName: 'Kari' });
+    expect(fromV1Input({ guid, approverName: 'Kari' })).toEqual({
+      guid,
+      reaction: 'approved',
+      reactionDate: null,
+      reactionName: 'Kari',
+    });
     expect(fromV1Input({ guid, name: 'Repair' })).toEqual({ guid, name: 'Repair' });
   });
 
@@ -188,7 +225,11 @@ describe('v1', () => {
       created_at: new Date('2024-04-01T10:00:00Z'),
       updated_at: new Date('2024-05-01T10:00:00Z'),
     } as unknown as ProposalRow;
-    expect(toV1Record(row)).toMatchObject({ priceNet: '100.50', dateAccepted: '2024-05-01T10:00:00.000Z', approverName: 'Kari' });
+    expect(toV1Record(row)).toMatchObject({
+      priceNet: '100.50',
+      dateAccepted: '2024-05-01T10:00:00.000Z',
+      approverName: 'Kari',
+    });
     expect(toV1Record({ ...row, reaction: 'rejected' })).toMatchObject({ dateAccepted: null, approverName: null });
   });
 });

@@ -23,7 +23,8 @@
       if (key.startsWith('on')) node.addEventListener(key.slice(2), value);
       else node.setAttribute(key, value);
     }
-    for (const child of children) node.append(child instanceof Node ? child : document.createTextNode(String(child ?? '')));
+    for (const child of children)
+      node.append(child instanceof Node ? child : document.createTextNode(String(child ?? '')));
     return node;
   }
 
@@ -31,7 +32,9 @@
     const body = table.tBodies[0];
     body.replaceChildren(...rows);
     if (rows.length === 0) {
-      body.append(el('tr', {}, el('td', { colspan: String(table.tHead.rows[0].cells.length), class: 'empty' }, emptyText)));
+      body.append(
+        el('tr', {}, el('td', { colspan: String(table.tHead.rows[0].cells.length), class: 'empty' }, emptyText)),
+      );
     }
   }
 
@@ -49,12 +52,17 @@
     const slot = width / Math.max(1, hourly.length);
     const middle = height / 2;
     const line = document.createElementNS(ns, 'line');
-    Object.entries({ x1: 0, x2: width, y1: middle, y2: middle }).forEach(([key, value]) => line.setAttribute(key, String(value)));
+    Object.entries({ x1: 0, x2: width, y1: middle, y2: middle }).forEach(([key, value]) =>
+      line.setAttribute(key, String(value)),
+    );
     svg.append(line);
     hourly.forEach((bucket, index) => {
       const title = document.createElementNS(ns, 'title');
       title.textContent = `${bucket.hour}: ${bucket.succeeded} ok, ${bucket.failed} failed`;
-      for (const [kind, count, up] of [['ok', bucket.succeeded, true], ['failed', bucket.failed, false]]) {
+      for (const [kind, count, up] of [
+        ['ok', bucket.succeeded, true],
+        ['failed', bucket.failed, false],
+      ]) {
         if (!count) continue;
         const barHeight = Math.max(1, (count / max) * (middle - 2));
         const rect = document.createElementNS(ns, 'rect');
@@ -74,19 +82,43 @@
     fill(
       $('#nodes'),
       overview.nodes.map((node) =>
-        el('tr', {}, el('td', {}, node.id + (node.local ? ' (this gateway)' : '')), el('td', { class: node.available ? 'up' : 'down' }, node.available ? 'up' : 'down'), el('td', {}, node.hostname || ''), el('td', {}, node.services.join(', '))),
+        el(
+          'tr',
+          {},
+          el('td', {}, node.id + (node.local ? ' (this gateway)' : '')),
+          el('td', { class: node.available ? 'up' : 'down' }, node.available ? 'up' : 'down'),
+          el('td', {}, node.hostname || ''),
+          el('td', {}, node.services.join(', ')),
+        ),
       ),
       'no nodes',
     );
     fill(
       $('#services'),
-      overview.services.map((service) => el('tr', {}, el('td', {}, service.name), el('td', { class: 'up' }, service.nodes.length), el('td', {}, service.nodes.join(', ')))),
+      overview.services.map((service) =>
+        el(
+          'tr',
+          {},
+          el('td', {}, service.name),
+          el('td', { class: 'up' }, service.nodes.length),
+          el('td', {}, service.nodes.join(', ')),
+        ),
+      ),
       'no services',
     );
     fill(
       $('#outbox'),
       overview.outbox.map((entry) =>
-        el('tr', {}, el('td', {}, entry.service), el('td', { class: entry.pending === null ? 'down' : entry.pending > 0 ? 'warn' : 'up' }, entry.pending === null ? 'no answer' : entry.pending)),
+        el(
+          'tr',
+          {},
+          el('td', {}, entry.service),
+          el(
+            'td',
+            { class: entry.pending === null ? 'down' : entry.pending > 0 ? 'warn' : 'up' },
+            entry.pending === null ? 'no answer' : entry.pending,
+          ),
+        ),
       ),
       'no service with an outbox is running',
     );
@@ -112,6 +144,67 @@
     );
   }
 
+  function bytes(count) {
+    const units = ['B', 'kB', 'MB', 'GB', 'TB'];
+    let value = count;
+    let unit = 0;
+    while (value >= 1024 && unit < units.length - 1) {
+      value /= 1024;
+      unit += 1;
+    }
+    return `${value.toFixed(unit === 0 ? 0 : 1)} ${units[unit]}`;
+  }
+
+  function age(seconds) {
+    if (seconds === null || seconds === undefined) return '';
+    if (seconds >= 86_400) return `${Math.floor(seconds / 86_400)} d`;
+    if (seconds >= 3600) return `${Math.floor(seconds / 3600)} h`;
+    if (seconds >= 60) return `${Math.floor(seconds / 60)} min`;
+    return `${seconds} s`;
+  }
+
+  function drawStorage(storage) {
+    fill(
+      $('#storage'),
+      storage.services.flatMap((service) =>
+        service.tables.map((table) =>
+          el(
+            'tr',
+            { 'data-table': table.table },
+            el('td', {}, service.service),
+            el('td', {}, table.table),
+            el('td', {}, (table.rowsEstimated ? '~' : '') + table.rows.toLocaleString('en')),
+            el('td', {}, bytes(table.bytes)),
+            el('td', {}, table.oldestRowAt ? `${table.oldestRowAt} (${age(table.oldestRowAgeSeconds)} old)` : ''),
+          ),
+        ),
+      ),
+      'no service with a database is running',
+    );
+    fill(
+      $('#retention'),
+      storage.services.flatMap((service) =>
+        service.retention.rules.map((rule) =>
+          el(
+            'tr',
+            { 'data-rule': `${service.service}: ${rule.rule}` },
+            el('td', {}, service.service),
+            el('td', {}, `${rule.rule} (${rule.table})`),
+            el('td', {}, age(rule.keepSeconds)),
+            el(
+              'td',
+              { class: service.retention.enabled ? '' : 'warn' },
+              service.retention.enabled ? rule.lastRunAt || 'not yet' : 'retention is off',
+            ),
+            el('td', {}, rule.lastRemoved ?? ''),
+            el('td', {}, rule.removedTotal ?? ''),
+          ),
+        ),
+      ),
+      'no retention rules',
+    );
+  }
+
   async function drawDeadLetters(webhooksRunning) {
     if (!webhooksRunning) return fill($('#dead-letters'), [], 'The webhooks service is not running.');
     const { data } = await api('GET', '/admin/webhooks/deliveries?state=dead&limit=50');
@@ -126,7 +219,11 @@
           el('td', {}, delivery.eventType),
           el('td', {}, delivery.attempts),
           el('td', {}, delivery.lastError || ''),
-          el('td', {}, el('button', { type: 'button', class: 'redeliver', onclick: () => redeliver(delivery.id) }, 'Redeliver')),
+          el(
+            'td',
+            {},
+            el('button', { type: 'button', class: 'redeliver', onclick: () => redeliver(delivery.id) }, 'Redeliver'),
+          ),
         ),
       ),
       'no dead letters',
@@ -152,6 +249,7 @@
       const overview = await api('GET', `/admin/overview?hours=${$('#hours').value}`);
       drawOverview(overview);
       await drawDeadLetters(Boolean(overview.webhooks));
+      drawStorage(await api('GET', '/admin/storage'));
       $('#updated').textContent = `updated ${new Date().toLocaleTimeString()}`;
       showProblem(null);
     } catch (err) {

@@ -5,7 +5,8 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import path from 'node:path';
 import type { Context, ServiceSchema, Service, ServiceSettingSchema } from 'moleculer';
 import ApiGateway from 'moleculer-web';
@@ -17,10 +18,15 @@ import {
   configOf,
   ERROR_TYPES,
   FIELD_MESSAGES,
+  type FieldDetails,
   FieldsValidationError,
   ForbiddenError,
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENCY_KEY_MAX_LENGTH,
   isAccessLevel,
   NotFoundError,
+  OLDER_VERSIONS_DEPRECATION,
+  OLDER_VERSIONS_SUNSET,
   PROMETHEUS_CONTENT_TYPE,
   RateLimitedError,
   prometheusReporterOf,
@@ -29,17 +35,21 @@ import {
   type ScrapedPrometheusReporter,
   TEXT_PARAMS_META,
   UnauthorizedError,
+  UnavailableError,
   unstorablePath,
 } from '@hub/shared';
 import { buildOpenApi, type ServiceInfo } from './openapi';
-import { clusterOverview, refreshHubMetrics, registerHubMetrics } from './operations';
+import { OVERVIEW, STORAGE } from './responses';
+import { clusterOverview, clusterStorage, refreshHubMetrics, registerHubMetrics } from './operations';
+import { actingCaller, namedProviderOf } from './acting-provider';
 import { AttemptWindow } from './attempt-window';
 import { RedisRateLimitStore } from './rate-limit-store';
-import { TOKEN_QUERY_PARAM, tokenOf } from './request-token';
+import { camelCaseName, isTokenQueryParam, tokenOf } from './request-token';
 
 const API_PATH = '/api';
 const PUBLIC_DIR = path.resolve(__dirname, '../public');
 const SWAGGER_UI_DIR = path.dirname(require.resolve('swagger-ui-dist/package.json'));
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- package.json lies outside the compiled rootDir
 const HUB_VERSION = (require('../package.json') as { version: string }).version;
 
 /** The files the explorer and the console load, and where each one lives. */
@@ -51,11 +61,24 @@ const STATIC_FILES: Record<string, { file: string; type: string }> = {
   'console/console.css': { file: path.join(PUBLIC_DIR, 'console.css'), type: 'text/css' },
 };
 
+/**
+ * How long a client may take, beside the whole request (HTTP_REQUEST_TIMEOUT_MS): to send its
+ * headers, and to keep an idle connection open between requests. Node checks them every
+ * `checkIntervalMs`.
+ */
+export const HTTP_TIMEOUTS = {
+  headersMs: 10_000,
+  keepAliveMs: 5_000,
+  checkIntervalMs: 1_000,
+};
+
 /** How long a resolved token is trusted before the directory is asked again. */
 const TOKEN_CACHE_MS = 30_000;
 const TOKEN_CACHE_MAX = 10_000;
 /** Longer than any token the hub issues (catalog.resolveToken takes up to this). */
 const MAX_TOKEN_LENGTH = 512;
+/** The name of the per-token limit in the RateLimit-Policy and RateLimit fields: the hub has one. */
+const RATE_LIMIT_POLICY = 'default';
 
 type HubRequest = IncomingMessage & {
   query?: Record<string, unknown>;
@@ -66,10 +89,23 @@ type HubRequest = IncomingMessage & {
   $params: Record<string, unknown>;
   $action?: { name: string; access?: unknown; deprecated?: boolean; params?: Record<string, unknown> };
   $ctx?: Context<unknown, CallerMeta>;
-  $route?: { rateLimit?: { store: { resetTime: number } } };
+  /** The route moleculer-web matched; `rateLimit` is its limiter's options, `store` counting the window. */
+  $route?: { rateLimit?: { limit: number; window: number; store: { resetTime: number } } };
 };
 
+/** A route as moleculer-web builds it from an action's `rest` (its Alias). */
+interface ServedRoute {
+  method: string;
+  action?: string;
+  match(url: string): false | Record<string, string>;
+}
+
 type GatewayThis = Service & {
+  /** Every route the gateway has served, kept when its service leaves, to tell "down" from "unknown". */
+  servedRoutes: Map<string, ServedRoute>;
+  aliases: Array<ServedRoute & { fullPath: string }>;
+  httpHandler(req: IncomingMessage, res: ServerResponse): void;
+  server: http.Server;
   tokenCache: Map<string, { caller: Caller | null; expiresAt: number }>;
   invalidTokens: AttemptWindow;
   /** moleculer-web's debounced rebuild of the routes from the services' actions. */
@@ -93,14 +129,20 @@ function page(handler: PageHandler) {
 
 function send(res: ServerResponse, type: string, body: string | Buffer, cache = 'no-store') {
   res.statusCode = 200;
-  res.setHeader('Content-Type', type.includes('charset') || !type.startsWith('text/') ? type : `${type}; charset=utf-8`);
+  res.setHeader(
+    'Content-Type',
+    type.includes('charset') || !type.startsWith('text/') ? type : `${type}; charset=utf-8`,
+  );
   res.setHeader('Cache-Control', cache);
   res.end(body);
 }
 
 function staticFile(name: string): PageHandler {
   const entry = STATIC_FILES[name];
-  return (_req, res) => send(res, entry.type, fs.readFileSync(entry.file), 'public, max-age=300');
+  // Read on the first request and kept: the Swagger UI bundle is 1.7 MB and does not change while
+  // the process runs, and a gateway nobody opens the explorer on never reads it.
+  let body: Buffer | undefined;
+  return (_req, res) => send(res, entry.type, (body ??= fs.readFileSync(entry.file)), 'public, max-age=300');
 }
 
 const MUST_BE_ARRAY = 'Must be an array';
@@ -134,21 +176,75 @@ function refuseUnstorableInput(req: HubRequest, _res: ServerResponse, next: (err
  */
 function actionParams(req: HubRequest, meta: Record<string, unknown>, pathParams: string[]): Record<string, unknown> {
   const body = req.body !== null && typeof req.body === 'object' ? (req.body as Record<string, unknown>) : {};
+  const declared = req.$action?.params;
   const params: Record<string, unknown> = {};
   const text: string[] = [];
-  for (const [key, value] of Object.entries(req.$params)) {
-    if (key === TOKEN_QUERY_PARAM) continue;
-    const fromBody = !pathParams.includes(key) && Object.prototype.hasOwnProperty.call(body, key);
-    params[key] = fromBody ? body[key] : value;
-    if (!fromBody) text.push(key);
+  const unknown: FieldDetails = {};
+  for (const [sentKey, value] of Object.entries(req.$params)) {
+    if (isTokenQueryParam(sentKey)) continue;
+    const fromQuery = !pathParams.includes(sentKey) && Object.prototype.hasOwnProperty.call(req.query ?? {}, sentKey);
+    const key = fromQuery && declared ? declaredName(declared, sentKey) : sentKey;
+    // The product answers a query parameter it does not know with a validation error.
+    if (fromQuery && declared && key === null) {
+      unknown[sentKey] = [FIELD_MESSAGES.notAccepted];
+      continue;
+    }
+    const fromBody = !pathParams.includes(key!) && Object.prototype.hasOwnProperty.call(body, key!);
+    params[key!] = fromBody ? body[key!] : value;
+    if (!fromBody) text.push(key!);
   }
+  if (Object.keys(unknown).length) throw new FieldsValidationError(unknown);
   if (text.length) meta[TEXT_PARAMS_META] = text;
   return params;
+}
+
+/** The declared param a query name stands for, in the notation sent or in camelCase; null for none. */
+function declaredName(declared: Record<string, unknown>, name: string): string | null {
+  if (Object.prototype.hasOwnProperty.call(declared, name)) return name;
+  const camel = camelCaseName(name);
+  return Object.prototype.hasOwnProperty.call(declared, camel) ? camel : null;
 }
 
 /** The names of a route's path parameters (`/subscriptions/:id` has `id`). */
 function pathParamsOf(routePath: string | undefined): string[] {
   return [...(routePath ?? '').matchAll(/:(\w+)/g)].map((match) => match[1]);
+}
+
+/** An older version's path says so on every answer, an error too: since when, and when it may stop answering. */
+function markDeprecated(req: HubRequest, res: ServerResponse) {
+  if (!req.$action?.deprecated) return;
+  res.setHeader('Deprecation', OLDER_VERSIONS_DEPRECATION);
+  res.setHeader('Sunset', OLDER_VERSIONS_SUNSET);
+}
+
+/** Whole seconds until the rate limit's window starts again (0 when it is due). */
+function secondsUntilReset(store: { resetTime: number }): number {
+  return Math.max(0, Math.ceil((store.resetTime - Date.now()) / 1000));
+}
+
+/**
+ * The IETF RateLimit-Policy and RateLimit fields (draft-ietf-httpapi-ratelimit-headers) beside
+ * moleculer-web's X-Rate-Limit-* ones, on every answer its limiter counted: the quota per window,
+ * what remains of it and when the window starts again.
+ */
+function markRateLimit(req: HubRequest, res: ServerResponse) {
+  const limiter = req.$route?.rateLimit;
+  const remaining = res.getHeader('X-Rate-Limit-Remaining');
+  if (!limiter || remaining === undefined) return;
+  res.setHeader('RateLimit-Policy', `"${RATE_LIMIT_POLICY}";q=${limiter.limit};w=${limiter.window / 1000}`);
+  res.setHeader('RateLimit', `"${RATE_LIMIT_POLICY}";r=${String(remaining)};t=${secondsUntilReset(limiter.store)}`);
+}
+
+/** The Idempotency-Key as sent, refused (naming the header) when it is empty or longer than a key is kept. */
+function idempotencyKeyOf(key: string): string {
+  const problem =
+    key.length === 0
+      ? 'Must not be empty'
+      : key.length > IDEMPOTENCY_KEY_MAX_LENGTH
+        ? `Must be at most ${IDEMPOTENCY_KEY_MAX_LENGTH} characters`
+        : null;
+  if (problem) throw new FieldsValidationError({ [IDEMPOTENCY_KEY_HEADER]: [problem] });
+  return key;
 }
 
 function requestIdOf(req: HubRequest): string {
@@ -163,10 +259,17 @@ function rootCallOptions(options: { requestID?: string }, req: HubRequest) {
   options.requestID = requestIdOf(req);
 }
 
+/** The response each connection is writing, so a client error met on it never cuts into a response under way. */
+const responseOfSocket = new WeakMap<Socket, ServerResponse>();
+
 function assignRequestId(this: GatewayThis, req: HubRequest, res: ServerResponse, next: () => void) {
   requestIdOf(req);
   req.startedAt = process.hrtime.bigint();
+  responseOfSocket.set(req.socket, res);
   res.setHeader('X-Request-Id', req.requestId);
+  // Answers hold partners' and consumers' data: no cache keeps them (pages that may be cached say so).
+  res.setHeader('Cache-Control', 'no-store');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
   res.once('finish', () => {
     const ms = Number(process.hrtime.bigint() - req.startedAt) / 1e6;
     this.logger.info({
@@ -185,24 +288,86 @@ function assignRequestId(this: GatewayThis, req: HubRequest, res: ServerResponse
 function sendRendered(this: GatewayThis, req: HubRequest, res: ServerResponse, err: unknown) {
   const error = err as { type?: string; status?: number; code?: unknown; message?: string };
   // body-parser errors carry `status` and a `type` of their own instead of a Moleculer code.
-  if (error?.type === 'entity.parse.failed') Object.assign(error, { code: 400, type: ERROR_TYPES.FIELDS_VALIDATION, data: { details: { body: [MALFORMED_JSON] } } });
+  if (error?.type === 'entity.parse.failed')
+    Object.assign(error, {
+      code: 400,
+      type: ERROR_TYPES.FIELDS_VALIDATION,
+      data: { details: { body: [MALFORMED_JSON] } },
+    });
   // zlib's failure on a body that is not what its Content-Encoding says, passed on with zlib's code.
-  else if (typeof error?.code === 'string' && error.code.startsWith('Z_')) Object.assign(error, { code: 400, type: ERROR_TYPES.FIELDS_VALIDATION, data: { details: { body: [UNDECODABLE_BODY] } } });
+  else if (typeof error?.code === 'string' && error.code.startsWith('Z_'))
+    Object.assign(error, {
+      code: 400,
+      type: ERROR_TYPES.FIELDS_VALIDATION,
+      data: { details: { body: [UNDECODABLE_BODY] } },
+    });
   else if (error?.type === 'entity.too.large') Object.assign(error, { code: 413, data: undefined });
-  else if (typeof error?.code !== 'number' && typeof error?.status === 'number') Object.assign(error, { code: error.status });
+  else if (typeof error?.code !== 'number' && typeof error?.status === 'number')
+    Object.assign(error, { code: error.status });
 
-  const rendered = renderError(error as never, req.requestId);
-  if (rendered.status === 429 && req.$route?.rateLimit) {
-    rendered.headers['Retry-After'] = String(Math.max(1, Math.ceil((req.$route.rateLimit.store.resetTime - Date.now()) / 1000)));
-  }
-  if (rendered.status >= 500) this.logger.error({ requestId: req.requestId }, 'Request failed:', err);
+  let rendered = renderError(error, req.requestId);
+  if (rendered.status === 404 && routesToAbsentService.call(this, req))
+    rendered = renderError(new UnavailableError(), req.requestId);
+  if (rendered.status === 429 && req.$route?.rateLimit)
+    rendered.headers['Retry-After'] = String(Math.max(1, secondsUntilReset(req.$route.rateLimit.store)));
+  // An outage (503) is logged once where it is met (a node gone, the transporter, the database), not per request.
+  if (rendered.status >= 500 && rendered.status !== 503)
+    this.logger.error({ requestId: req.requestId }, 'Request failed:', err);
+  else if (rendered.status < 500)
+    this.logger.warn({ requestId: req.requestId, status: rendered.status }, `Client error: ${error?.message}`);
   if (req.arrayBody || takesArrayBody(req)) rewriteArrayPaths(rendered.body);
-  // A deprecated form says so on every answer, an error too.
-  if (req.$action?.deprecated) res.setHeader('Deprecation', 'true');
+  markDeprecated(req, res);
+  markRateLimit(req, res);
   res.statusCode = rendered.status;
   for (const [name, value] of Object.entries(rendered.headers)) res.setHeader(name, value);
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.end(JSON.stringify(rendered.body));
+}
+
+/**
+ * Whether the request is for a route the gateway served while its service ran, which runs
+ * nowhere now: a 503 to try again, not the 404 of a route that never existed.
+ */
+function routesToAbsentService(this: GatewayThis, req: HubRequest): boolean {
+  const url = (req as { parsedUrl?: string }).parsedUrl ?? req.url?.split('?')[0];
+  if (!url) return false;
+  const routes = [...this.servedRoutes.values()].filter((route) => route.method === req.method && route.match(url));
+  // findNextActionEndpoint answers an error when no node serves the action now.
+  return (
+    routes.length > 0 && routes.every((route) => this.broker.findNextActionEndpoint(route.action!) instanceof Error)
+  );
+}
+
+/** What the server answers a request it could not read as HTTP, with the error envelope. */
+function clientErrorAnswer(err: NodeJS.ErrnoException & { rawPacket?: Buffer }): { status: number; message: string } {
+  if (err.code === 'HPE_HEADER_OVERFLOW') {
+    // Node's limit covers the request line and the headers together: which one took the room?
+    const packet = err.rawPacket ?? Buffer.alloc(0);
+    const lineEnd = packet.indexOf('\r\n');
+    return lineEnd === -1 || lineEnd > packet.length / 2
+      ? { status: 414, message: 'Request URL is too long' }
+      : { status: 431, message: 'Request headers are too large' };
+  }
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return { status: 408, message: 'Request was not received in time' };
+  return { status: 400, message: 'Malformed HTTP request' };
+}
+
+/** Answers on the socket itself: a request Node could not parse has no response object. */
+function answerClientError(this: GatewayThis, err: NodeJS.ErrnoException, socket: Socket) {
+  if (!socket.writable || err.code === 'ECONNRESET' || responseOfSocket.get(socket)?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const { status, message } = clientErrorAnswer(err);
+  this.logger.warn({ status, code: err.code }, `Client error: ${message}`);
+  const body = JSON.stringify({ error: { message } });
+  socket.end(
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\n` +
+      'Content-Type: application/json; charset=utf-8\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+      'X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n' +
+      body,
+  );
 }
 
 /** A body sent as an array was validated as `items`; its field paths start at the array. */
@@ -225,11 +390,16 @@ const JSON_CONTENT = /^application\/([\w.+-]*\+)?json\s*(;|$)/i;
  * JSON body may be as large as UPLOAD_BODY_LIMIT instead of BODY_LIMIT.
  */
 function takesLargeBody(this: GatewayThis, req: HubRequest): boolean {
-  const found = this.resolveAlias((req as { parsedUrl?: string }).parsedUrl ?? '', req.method) as { alias?: { action?: string } } | undefined;
+  const found = this.resolveAlias((req as { parsedUrl?: string }).parsedUrl ?? '', req.method) as
+    { alias?: { action?: string } } | undefined;
   const name = found?.alias?.action;
   if (!name) return false;
   // moleculer's typings leave out the registry's action map.
-  const actions = (this.broker.registry as unknown as { actions: { get(name: string): { endpoints: Array<{ action: { largeBody?: boolean } }> } | undefined } }).actions;
+  const actions = (
+    this.broker.registry as unknown as {
+      actions: { get(name: string): { endpoints: Array<{ action: { largeBody?: boolean } }> } | undefined };
+    }
+  ).actions;
   return actions.get(name)?.endpoints[0]?.action.largeBody === true;
 }
 
@@ -282,13 +452,18 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
             // The page's links are relative to /api/docs; with a trailing slash they would miss.
             const [pathname, query] = ((req as { originalUrl?: string }).originalUrl ?? req.url ?? '').split('?');
             if (pathname.endsWith('/')) {
-              res.writeHead(301, { Location: `${pathname.replace(/\/+$/, '')}${query === undefined ? '' : `?${query}`}` });
+              res.writeHead(301, {
+                Location: `${pathname.replace(/\/+$/, '')}${query === undefined ? '' : `?${query}`}`,
+              });
               return void res.end();
             }
             send(res, 'text/html', fs.readFileSync(path.join(PUBLIC_DIR, 'docs.html')));
           }),
           ...Object.fromEntries(
-            Object.keys(STATIC_FILES).map((name) => [`GET ${name.startsWith('docs/') ? 'api/' : ''}${name}`, page(staticFile(name))]),
+            Object.keys(STATIC_FILES).map((name) => [
+              `GET ${name.startsWith('docs/') ? 'api/' : ''}${name}`,
+              page(staticFile(name)),
+            ]),
           ),
           'GET metrics': page(async function (this: GatewayThis, _req, res) {
             if (!this.prometheus) throw new NotFoundError('Metrics are disabled (METRICS=false)');
@@ -322,14 +497,27 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
         bodyParsers: { json: { strict: true, limit: '1mb' }, urlencoded: false },
         use: [parseLargeJson, wrapArrayBody, refuseUnstorableInput],
         callOptions: {},
-        onBeforeCall(ctx: Context<unknown, CallerMeta>, _route: unknown, req: HubRequest, _res: ServerResponse, alias: { path?: string }) {
+        onBeforeCall(
+          ctx: Context<unknown, CallerMeta>,
+          _route: unknown,
+          req: HubRequest,
+          _res: ServerResponse,
+          alias: { path?: string },
+        ) {
           req.$params = actionParams(req, ctx.meta as Record<string, unknown>, pathParamsOf(alias?.path));
           ctx.meta.requestId = req.requestId;
           const idempotencyKey = req.headers['idempotency-key'];
-          if (typeof idempotencyKey === 'string' && idempotencyKey.length > 0) ctx.meta.idempotencyKey = idempotencyKey;
+          if (typeof idempotencyKey === 'string') ctx.meta.idempotencyKey = idempotencyKeyOf(idempotencyKey);
         },
-        onAfterCall(ctx: Context<unknown, CallerMeta>, _route: unknown, req: HubRequest, res: ServerResponse, data: unknown) {
-          if (req.$action?.deprecated) res.setHeader('Deprecation', 'true');
+        onAfterCall(
+          ctx: Context<unknown, CallerMeta>,
+          _route: unknown,
+          req: HubRequest,
+          res: ServerResponse,
+          data: unknown,
+        ) {
+          markDeprecated(req, res);
+          markRateLimit(req, res);
           return data;
         },
         onError(this: GatewayThis, req: HubRequest, res: ServerResponse, err: unknown) {
@@ -340,6 +528,9 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
     onError(this: GatewayThis, req: HubRequest, res: ServerResponse, err: unknown) {
       sendRendered.call(this, req, res, err);
     },
+  },
+  metadata: {
+    description: 'What operators see of the cluster: nodes, services, outboxes, webhook health and storage (admin).',
   },
 
   actions: {
@@ -355,10 +546,33 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
       rest: 'GET /admin/overview',
       access: ACCESS.ADMIN,
       summary: 'Cluster overview for operators',
-      description: 'Nodes and the services each runs, the outbox backlog of every service that has one, and webhook delivery health per receiver over the last `hours`.',
+      response: OVERVIEW,
+      description:
+        'Nodes and the services each runs, the outbox backlog of every service that has one, and webhook delivery health per receiver over the last `hours`.',
       params: { hours: { type: 'number', integer: true, min: 1, max: 168, default: 24 } },
       async handler(this: GatewayThis, ctx: Context<{ hours: number }>) {
         return clusterOverview(this.broker, ctx.params.hours);
+      },
+    },
+
+    /** Rows, bytes and oldest row per table of every service, and when each retention rule last ran. */
+    storage: {
+      rest: 'GET /admin/storage',
+      access: ACCESS.ADMIN,
+      summary: 'Storage and retention per service',
+      response: STORAGE,
+      description:
+        'For every service with a database: rows and bytes (with indexes) of each table, the oldest row kept of the tables that age, and each retention rule with its period and last run (docs/retention.md). `unanswered` names services that did not answer in time.',
+      async handler(this: GatewayThis) {
+        return clusterStorage(this.broker);
+      },
+    },
+
+    /** Internal: the API reference, for `hub openapi` and the REPL. */
+    openApi: {
+      visibility: 'public',
+      handler(this: GatewayThis) {
+        return this.openApiDocument();
       },
     },
 
@@ -379,6 +593,12 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
   },
 
   events: {
+    /** moleculer-web has rebuilt its routes from the registry: remember them, with their actions. */
+    '$api.aliases.regenerated'(this: GatewayThis) {
+      for (const alias of this.aliases)
+        if (alias.action) this.servedRoutes.set(`${alias.method} ${alias.fullPath}`, alias);
+    },
+
     /** A world load may give accounts new tokens or roles: forget what was resolved before. */
     'world.changed'(this: GatewayThis) {
       this.tokenCache.clear();
@@ -394,6 +614,29 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
   },
 
   methods: {
+    /** moleculer-web's server, with the client timeouts (HTTP_TIMEOUTS) and enveloped answers to unreadable requests. */
+    createServer(this: GatewayThis) {
+      const requestTimeout = configOf(this.broker).httpRequestTimeoutMs;
+      this.server = http.createServer(
+        {
+          // Node wants the headers no later than the whole request.
+          headersTimeout: Math.min(HTTP_TIMEOUTS.headersMs, requestTimeout),
+          requestTimeout,
+          keepAliveTimeout: HTTP_TIMEOUTS.keepAliveMs,
+          connectionsCheckingInterval: HTTP_TIMEOUTS.checkIntervalMs,
+        },
+        (req, res) => this.httpHandler(req, res),
+      );
+      this.server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) =>
+        answerClientError.call(this, err, socket),
+      );
+    },
+
+    /** moleculer-web's error hook without its own log line, which gave client mistakes a stack: sendRendered logs. */
+    errorHandler(this: GatewayThis, req: HubRequest, res: ServerResponse, err: unknown) {
+      sendRendered.call(this, req, res, err);
+    },
+
     async authenticate(this: GatewayThis, ctx: Context<unknown, CallerMeta>, _route: unknown, req: HubRequest) {
       const token = tokenOf(req);
       if (!token) throw new UnauthorizedError('Access token is missing');
@@ -401,11 +644,17 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
       // A token the gateway already knows to be valid passes; any other needs a lookup.
       const retryAfterSeconds = this.tokenCache.get(token)?.caller ? 0 : this.invalidTokens.retryAfterSeconds(address);
       if (retryAfterSeconds) throw new RateLimitedError(retryAfterSeconds);
-      const caller = await this.resolveCaller(token, ctx);
-      if (!caller) {
+      const resolved = await this.resolveCaller(token, ctx);
+      if (!resolved) {
         this.invalidTokens.count(address);
         throw new UnauthorizedError('Access token is invalid');
       }
+      const caller = await actingCaller(resolved, namedProviderOf(req), (id) =>
+        ctx.call('catalog.provider', { id }).then(
+          () => true,
+          (err: Error & { code?: number }) => (err?.code === 404 ? false : Promise.reject(err)),
+        ),
+      );
       ctx.meta.caller = caller;
       return caller;
     },
@@ -416,12 +665,16 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
       if (!isAccessLevel(access)) throw new NotFoundError();
       if (!accessAllows(access, ctx.meta.caller!.role)) throw new ForbiddenError();
       // The body's kind is checked once the caller may call the action at all.
-      if (req.arrayBody !== takesArrayBody(req)) throw new FieldsValidationError({ body: [req.arrayBody ? MUST_BE_OBJECT : MUST_BE_ARRAY] });
+      if (req.arrayBody !== takesArrayBody(req))
+        throw new FieldsValidationError({ body: [req.arrayBody ? MUST_BE_OBJECT : MUST_BE_ARRAY] });
     },
 
     /** The API as the registry declares it right now. */
     openApiDocument(this: GatewayThis) {
-      const services = this.broker.registry.getServiceList({ withActions: true, grouping: true }) as unknown as ServiceInfo[];
+      const services = this.broker.registry.getServiceList({
+        withActions: true,
+        grouping: true,
+      }) as unknown as ServiceInfo[];
       return buildOpenApi(services, { title: 'Service hub API', version: HUB_VERSION, basePath: API_PATH });
     },
 
@@ -448,15 +701,22 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
       ...settings,
       port: config.port,
       ip: config.host,
-      routes: settings.routes.map((route: Record<string, any>) =>
+      routes: settings.routes.map((route: { path: string; bodyParsers: { json: object } }) =>
         route.path !== '/api'
           ? route
           : {
               ...route,
               bodyParsers: {
                 ...route.bodyParsers,
-                json: { ...route.bodyParsers.json, limit: config.bodyLimitBytes, type: (req: HubRequest) => isJson(req) && !takesLargeBody.call(this, req) },
-                text: { limit: config.uploadBodyLimitBytes, type: (req: HubRequest) => isJson(req) && takesLargeBody.call(this, req) },
+                json: {
+                  ...route.bodyParsers.json,
+                  limit: config.bodyLimitBytes,
+                  type: (req: HubRequest) => isJson(req) && !takesLargeBody.call(this, req),
+                },
+                text: {
+                  limit: config.uploadBodyLimitBytes,
+                  type: (req: HubRequest) => isJson(req) && takesLargeBody.call(this, req),
+                },
               },
               rateLimit: {
                 window: 60_000,
@@ -465,9 +725,13 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
                 // Counted per token (hashed: tokens never become store keys), or per address without one.
                 key: (req: HubRequest) => {
                   const token = tokenOf(req);
-                  return token ? createHash('sha256').update(token).digest('hex').slice(0, 32) : req.socket.remoteAddress;
+                  return token
+                    ? createHash('sha256').update(token).digest('hex').slice(0, 32)
+                    : req.socket.remoteAddress;
                 },
-                ...(config.redisUrl ? { StoreFactory: RedisRateLimitStore, redisUrl: config.redisUrl, namespace: config.namespace } : {}),
+                ...(config.redisUrl
+                  ? { StoreFactory: RedisRateLimitStore, redisUrl: config.redisUrl, namespace: config.namespace }
+                  : {}),
               },
             },
       ),
@@ -475,6 +739,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
   },
 
   created(this: GatewayThis) {
+    this.servedRoutes = new Map();
     this.tokenCache = new Map();
     // Each made-up token costs a lookup, and the per-token rate limit gives each one a budget of
     // its own: an address gets the per-token budget of invalid tokens per minute, then 429.
@@ -483,7 +748,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
     this.prometheus = prometheusReporterOf(this.broker);
   },
 
-  async stopped(this: GatewayThis) {
+  stopped(this: GatewayThis) {
     for (const route of this.routes as Array<{ rateLimit?: { store?: unknown } }>) {
       const store = route.rateLimit?.store;
       if (store instanceof RedisRateLimitStore) store.redis.disconnect();

@@ -1,10 +1,21 @@
 /**
  * The OpenAPI 3.1 document of the API, built from what the services declare on their actions
- * (`rest`, `access`, fastest-validator `params`, `deprecated`, `summary`, `description`), so it
- * cannot drift from the routes the gateway mounts. Pure: it reads a registry listing and returns
- * a plain object.
+ * (`rest`, `access`, fastest-validator `params`, `deprecated`, `summary`, `description`,
+ * `response`), so it cannot drift from the routes the gateway mounts. Pure: it reads a registry
+ * listing and returns a plain object.
  */
-import { isAccessLevel, type AccessLevel } from '@hub/shared';
+import {
+  IDEMPOTENCY_KEY_MAX_LENGTH,
+  isAccessLevel,
+  isOptional,
+  takesIdempotencyKey,
+  type AccessLevel,
+  type JsonSchema,
+  objectSchema,
+  ruleOf,
+  ruleToSchema,
+  SKIPPED_RULE_KEYS,
+} from '@hub/shared';
 
 /** An action as the registry lists it (local or announced by another node). */
 export interface ActionInfo {
@@ -17,12 +28,16 @@ export interface ActionInfo {
   deprecated?: boolean;
   summary?: string;
   description?: string;
+  response?: JsonSchema;
+  readOnly?: boolean;
 }
 
 export interface ServiceInfo {
   name: string;
   fullName?: string;
   settings?: { rest?: unknown };
+  /** `description`: what the service's operations are about (the OpenAPI tag's description). */
+  metadata?: { description?: string };
   actions?: Record<string, ActionInfo>;
 }
 
@@ -32,6 +47,7 @@ export interface ApiRoute {
   path: string;
   action: ActionInfo;
   service: string;
+  serviceDescription?: string;
 }
 
 export interface OpenApiOptions {
@@ -80,13 +96,20 @@ export function apiRoutes(services: ServiceInfo[]): ApiRoute[] {
     if (!service.settings || seen.has(serviceName)) continue;
     seen.add(serviceName);
     const rest = service.settings.rest;
-    const basePaths = typeof rest === 'string' ? [rest] : Array.isArray(rest) ? rest : [serviceName.replace(/\./g, '/')];
+    const basePaths =
+      typeof rest === 'string' ? [rest] : Array.isArray(rest) ? rest : [serviceName.replace(/\./g, '/')];
     for (const basePath of basePaths) {
       for (const action of Object.values(service.actions ?? {})) {
         if (!action.rest || (action.visibility != null && action.visibility !== 'published')) continue;
         if (!isAccessLevel(action.access)) continue;
         for (const route of restRoutesOf(action)) {
-          routes.push({ method: route.method, path: normalisePath(`/${route.basePath ?? basePath}/${route.path}`), action, service: serviceName });
+          routes.push({
+            method: route.method,
+            path: normalisePath(`/${route.basePath ?? basePath}/${route.path}`),
+            action,
+            service: serviceName,
+            serviceDescription: service.metadata?.description,
+          });
         }
       }
     }
@@ -94,160 +117,51 @@ export function apiRoutes(services: ServiceInfo[]): ApiRoute[] {
   return routes.sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method));
 }
 
-const SKIPPED_KEYS = new Set(['$$strict', '$$async', '$$root', '$$type']);
-
-/** `'number|integer|positive'`, `'string|min:1|max:255'`, `'string?'` → the object form. */
-export function expandShorthand(rule: string): Schema {
-  const [head, ...flags] = rule.split('|');
-  const optional = head.endsWith('?');
-  const expanded: Schema = { type: optional ? head.slice(0, -1) : head };
-  if (optional) expanded.optional = true;
-  for (const flag of flags) {
-    const colon = flag.indexOf(':');
-    if (colon < 0) {
-      expanded[flag.trim()] = true;
-      continue;
-    }
-    const key = flag.slice(0, colon).trim();
-    const raw = flag.slice(colon + 1).trim();
-    expanded[key] = raw === 'true' ? true : raw === 'false' ? false : raw !== '' && !Number.isNaN(Number(raw)) ? Number(raw) : raw;
-  }
-  return expanded;
-}
-
-function ruleOf(rule: unknown): Schema {
-  if (typeof rule === 'string') return expandShorthand(rule);
-  if (Array.isArray(rule)) return { type: 'multi', rules: rule };
-  if (rule && typeof rule === 'object') {
-    const object = rule as Schema;
-    // A nested object written without `type` (its properties directly) is an object rule.
-    if (typeof object.type !== 'string' && !object.$$type) return { type: 'object', props: object };
-    if (typeof object.$$type === 'string') {
-      const { $$type, ...props } = object;
-      return { ...expandShorthand($$type as string), props };
-    }
-    return object;
-  }
-  return { type: 'any' };
-}
-
-function patternOf(pattern: unknown): string | undefined {
-  if (pattern instanceof RegExp) return pattern.source;
-  return typeof pattern === 'string' && pattern.length > 0 ? pattern : undefined;
-}
-
-/** Whether a field may be left out (fastest-validator: `optional`, or a `default` fills it in). */
-export function isOptional(rule: unknown): boolean {
-  const expanded = ruleOf(rule);
-  return expanded.optional === true || expanded.default !== undefined;
-}
-
-/** The JSON Schema (2020-12, as OpenAPI 3.1 uses) of a fastest-validator rule. */
-export function ruleToSchema(rule: unknown): Schema {
-  const r = ruleOf(rule);
-  let schema: Schema;
-  switch (r.type) {
-    case 'string': {
-      schema = { type: 'string' };
-      if (typeof r.min === 'number') schema.minLength = r.min;
-      if (typeof r.max === 'number') schema.maxLength = r.max;
-      if (typeof r.length === 'number') Object.assign(schema, { minLength: r.length, maxLength: r.length });
-      const pattern = patternOf(r.pattern);
-      if (pattern) schema.pattern = pattern;
-      if (Array.isArray(r.enum)) schema.enum = r.enum;
-      if (r.numeric === true) schema.pattern ??= '^-?\\d+(\\.\\d+)?$';
-      break;
-    }
-    case 'number': {
-      schema = { type: r.integer === true ? 'integer' : 'number' };
-      if (typeof r.min === 'number') schema.minimum = r.min;
-      if (typeof r.max === 'number') schema.maximum = r.max;
-      if (r.positive === true) schema.exclusiveMinimum = 0;
-      if (r.negative === true) schema.exclusiveMaximum = 0;
-      if (typeof r.equal === 'number') schema.const = r.equal;
-      break;
-    }
-    case 'boolean':
-      schema = { type: 'boolean' };
-      break;
-    case 'date':
-      schema = { type: 'string', format: 'date-time' };
-      break;
-    case 'email':
-      schema = { type: 'string', format: 'email' };
-      break;
-    case 'url':
-      schema = { type: 'string', format: 'uri' };
-      break;
-    case 'uuid':
-      schema = { type: 'string', format: 'uuid' };
-      break;
-    case 'enum':
-      schema = { enum: Array.isArray(r.values) ? r.values : [] };
-      break;
-    case 'equal':
-      schema = { const: r.value };
-      break;
-    case 'array': {
-      schema = { type: 'array' };
-      if (r.items !== undefined) schema.items = ruleToSchema(r.items);
-      if (typeof r.min === 'number') schema.minItems = r.min;
-      if (typeof r.max === 'number') schema.maxItems = r.max;
-      if (typeof r.length === 'number') Object.assign(schema, { minItems: r.length, maxItems: r.length });
-      if (r.unique === true) schema.uniqueItems = true;
-      break;
-    }
-    case 'tuple':
-      schema = { type: 'array', prefixItems: Array.isArray(r.items) ? r.items.map(ruleToSchema) : [] };
-      break;
-    case 'object': {
-      const props = (r.props ?? r.properties) as Record<string, unknown> | undefined;
-      schema = props ? objectSchema(props) : { type: 'object' };
-      if (typeof r.minProps === 'number') schema.minProperties = r.minProps;
-      if (typeof r.maxProps === 'number') schema.maxProperties = r.maxProps;
-      break;
-    }
-    case 'record':
-      schema = { type: 'object', additionalProperties: r.value !== undefined ? ruleToSchema(r.value) : {} };
-      break;
-    case 'multi':
-      schema = { anyOf: (Array.isArray(r.rules) ? r.rules : []).map(ruleToSchema) };
-      break;
-    default:
-      // `any`, `custom`, `function` and the like say nothing a client can check.
-      schema = {};
-  }
-  if (r.nullable === true) {
-    if (typeof schema.type === 'string') schema.type = [schema.type, 'null'];
-    else if (Array.isArray(schema.enum)) schema.enum = [...schema.enum, null];
-    else if (Object.keys(schema).length > 0) schema = { anyOf: [schema, { type: 'null' }] };
-  }
-  if (r.default !== undefined && typeof r.default !== 'function') schema.default = r.default;
-  if (typeof r.description === 'string') schema.description = r.description;
-  return schema;
-}
-
-/** An object's properties and which are required. Unknown fields are dropped, not refused. */
-export function objectSchema(props: Record<string, unknown>): Schema {
-  const properties: Record<string, Schema> = {};
-  const required: string[] = [];
-  for (const [key, rule] of Object.entries(props)) {
-    if (SKIPPED_KEYS.has(key)) continue;
-    properties[key] = ruleToSchema(rule);
-    if (!isOptional(rule)) required.push(key);
-  }
-  return required.length > 0 ? { type: 'object', properties, required } : { type: 'object', properties };
-}
-
 const ERROR = { $ref: '#/components/schemas/Error' };
 
+const answerHeader = (name: keyof typeof HEADERS): Schema => ({ $ref: `#/components/headers/${name}` });
+
+/** The rate limiter counts every request of the API: each answer, an error too, says where its token stands. */
+const RATE_LIMIT_HEADERS = {
+  'RateLimit-Policy': answerHeader('RateLimitPolicy'),
+  RateLimit: answerHeader('RateLimit'),
+};
+
 function errorResponse(description: string, schema: Schema, headers?: Schema): Schema {
-  return { description, content: { 'application/json': { schema } }, ...(headers ? { headers } : {}) };
+  return { description, content: { 'application/json': { schema } }, headers: { ...RATE_LIMIT_HEADERS, ...headers } };
 }
+
+/** The headers of the gateway's answers, documented once. */
+const HEADERS = {
+  RateLimitPolicy: {
+    description:
+      'The rate limit (draft-ietf-httpapi-ratelimit-headers): `q` requests per window of `w` seconds, e.g. `"default";q=1200;w=60`.',
+    schema: { type: 'string' },
+  },
+  RateLimit: {
+    description:
+      'Where the token stands: `r` requests remain, the window starts again in `t` seconds, e.g. `"default";r=1187;t=42`.',
+    schema: { type: 'string' },
+  },
+  IdempotentReplayed: {
+    description: 'Present (`true`) when the answer is the first answer of its Idempotency-Key, replayed.',
+    schema: { const: 'true' },
+  },
+  Deprecation: {
+    description: 'Since when the path is deprecated (RFC 9745), as `@<Unix seconds>`.',
+    schema: { type: 'string' },
+  },
+  Sunset: { description: 'When the path may stop answering (RFC 8594), an HTTP date.', schema: { type: 'string' } },
+};
 
 const COMPONENTS = {
   securitySchemes: {
-    accessToken: { type: 'apiKey', in: 'query', name: 'accessToken', description: 'The API token as a query parameter (the spec form).' },
+    accessToken: {
+      type: 'apiKey',
+      in: 'query',
+      name: 'accessToken',
+      description: 'The API token as a query parameter (the spec form).',
+    },
     hubApiToken: { type: 'apiKey', in: 'header', name: 'X-Hub-Api-Token', description: 'The API token in a header.' },
     bearer: { type: 'http', scheme: 'bearer', description: 'The API token as a bearer token.' },
   },
@@ -297,15 +211,53 @@ const COMPONENTS = {
       },
     },
   },
+  parameters: {
+    ServiceProvider: {
+      name: 'X-Service-Provider',
+      in: 'header',
+      required: false,
+      description:
+        'The provider this request acts for: an account allowed all service providers names any provider, any other account only its own (another is a 403, an unknown one a 400 naming the header).',
+      schema: { type: 'integer', minimum: 1, maximum: 2147483647 },
+    },
+    RequestId: {
+      name: 'X-Request-Id',
+      in: 'header',
+      required: false,
+      description:
+        "An id of the caller for this request (8 to 128 letters, digits, `_`, `.` or `-`), else the hub makes one; returned in the answer's `X-Request-Id` and in every 5xx body.",
+      schema: { type: 'string', pattern: '^[\\w.-]{8,128}$' },
+    },
+    IdempotencyKey: {
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description:
+        'Makes a retry safe: a retry with the same key and the same request within `IDEMPOTENCY_KEY_TTL` gets the first answer (marked `Idempotent-Replayed: true`) and writes nothing again; the same key with another request is a 409.',
+      schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH },
+    },
+  },
+  headers: HEADERS,
   responses: {
-    BadRequest: errorResponse('Invalid input: the validation envelope, a malformed body, or (routing) not enough data', {
-      oneOf: [{ $ref: '#/components/schemas/ValidationError' }, { $ref: '#/components/schemas/NotEnoughData' }, ERROR],
-    }),
+    BadRequest: errorResponse(
+      'Invalid input: the validation envelope, a malformed body, or (routing) not enough data',
+      {
+        anyOf: [
+          { $ref: '#/components/schemas/ValidationError' },
+          { $ref: '#/components/schemas/NotEnoughData' },
+          ERROR,
+        ],
+      },
+    ),
     Unauthorized: errorResponse('The token is missing or unknown', ERROR),
     Forbidden: errorResponse("The endpoint is outside the token's access level", ERROR),
     NotFound: errorResponse('Not found, or not visible to this caller; (routing) no provider can take the case', {
-      oneOf: [ERROR, { $ref: '#/components/schemas/CannotProcessCase' }],
+      anyOf: [ERROR, { $ref: '#/components/schemas/CannotProcessCase' }],
     }),
+    IdempotencyConflict: errorResponse(
+      'The Idempotency-Key was used for another request, or a request with it is still being processed',
+      ERROR,
+    ),
     PayloadTooLarge: errorResponse('The body is larger than the configured limit', ERROR),
     RateLimited: errorResponse('Too many requests for this token', ERROR, {
       'Retry-After': { description: 'Seconds until the window resets', schema: { type: 'integer' } },
@@ -314,6 +266,64 @@ const COMPONENTS = {
 };
 
 const SECURITY = [{ accessToken: [] }, { hubApiToken: [] }, { bearer: [] }];
+
+const header = (name: keyof typeof COMPONENTS.parameters): Schema => ({ $ref: `#/components/parameters/${name}` });
+
+/** The keywords whose values are schemas (the others hold data: `examples`, `enum`, `const`, ...). */
+const SUBSCHEMA_LISTS = ['prefixItems', 'anyOf', 'oneOf', 'allOf'] as const;
+
+/**
+ * The titled shapes of the services' response schemas, each listed once under
+ * `components.schemas` by its title and referred to wherever it appears. A title declared with two
+ * different shapes (services of different versions during a rollout) keeps both, the second as
+ * `<title>2`.
+ */
+class NamedShapes {
+  readonly schemas: Record<string, Schema> = {};
+  private readonly texts = new Map<string, string>();
+
+  /** `taken`: the document's own schemas, which a service's shape of the same title does not replace. */
+  constructor(taken: Record<string, unknown>) {
+    for (const [name, schema] of Object.entries(taken)) this.texts.set(name, JSON.stringify(schema));
+  }
+
+  /** The schema with each titled shape in it (itself included) replaced by a reference. */
+  refer(schema: JsonSchema): Schema {
+    const copy: Schema = { ...schema };
+    if (schema.properties)
+      copy.properties = Object.fromEntries(
+        Object.entries(schema.properties).map(([key, sub]) => [key, this.refer(sub)]),
+      );
+    if (schema.items) copy.items = this.refer(schema.items);
+    if (typeof schema.additionalProperties === 'object')
+      copy.additionalProperties = this.refer(schema.additionalProperties);
+    for (const key of SUBSCHEMA_LISTS) {
+      const list = schema[key];
+      if (list) copy[key] = list.map((sub) => this.refer(sub));
+    }
+    return schema.title === undefined ? copy : { $ref: `#/components/schemas/${this.name(schema.title, copy)}` };
+  }
+
+  private name(title: string, schema: Schema): string {
+    const text = JSON.stringify(schema);
+    let name = title;
+    for (let n = 2; this.texts.has(name) && this.texts.get(name) !== text; n++) name = `${title}${n}`;
+    this.texts.set(name, text);
+    this.schemas[name] = schema;
+    return name;
+  }
+}
+
+/** The 200 answer: the action's declared response (JSON, or a file of `contentMediaType`). */
+function successResponse(response: JsonSchema | undefined, shapes: NamedShapes): Schema {
+  if (!response) return { description: 'Success', content: { 'application/json': { schema: {} } } };
+  const media: Schema = { schema: shapes.refer(response) };
+  if (response.examples?.length) media.example = response.examples[0];
+  return {
+    description: response.description ?? 'Success',
+    content: { [response.contentMediaType ?? 'application/json']: media },
+  };
+}
 
 function operationId(route: ApiRoute, taken: Set<string>): string {
   let id = route.action.name;
@@ -326,10 +336,10 @@ function accessText(access: AccessLevel): string {
   return access === 'partner+provider' ? 'partner or provider' : access === 'any' ? 'any account' : access;
 }
 
-function operationOf(route: ApiRoute, method: string, taken: Set<string>): Schema {
+function operationOf(route: ApiRoute, method: string, taken: Set<string>, shapes: NamedShapes): Schema {
   const { action } = route;
   const access = action.access as AccessLevel;
-  const params = Object.fromEntries(Object.entries(action.params ?? {}).filter(([key]) => !SKIPPED_KEYS.has(key)));
+  const params = Object.fromEntries(Object.entries(action.params ?? {}).filter(([key]) => !SKIPPED_RULE_KEYS.has(key)));
   const pathNames = [...route.path.matchAll(/:(\w+)/g)].map((match) => match[1]);
   const parameters: Schema[] = pathNames.map((name) => ({
     name,
@@ -351,7 +361,7 @@ function operationOf(route: ApiRoute, method: string, taken: Set<string>): Schem
   if (action.deprecated) operation.deprecated = true;
 
   const responses: Schema = {
-    200: { description: 'Success', content: { 'application/json': { schema: {} } } },
+    200: successResponse(action.response, shapes),
     400: { $ref: '#/components/responses/BadRequest' },
     401: { $ref: '#/components/responses/Unauthorized' },
     403: { $ref: '#/components/responses/Forbidden' },
@@ -368,13 +378,29 @@ function operationOf(route: ApiRoute, method: string, taken: Set<string>): Schem
   } else {
     const names = Object.keys(rest);
     // A JSON array body arrives as `items` (the gateway wraps it).
-    const body = names.length === 1 && names[0] === 'items' && ruleOf(rest.items).type === 'array' ? ruleToSchema(rest.items) : names.length > 0 ? objectSchema(rest) : { type: 'object' };
+    const body =
+      names.length === 1 && names[0] === 'items' && ruleOf(rest.items).type === 'array'
+        ? ruleToSchema(rest.items)
+        : names.length > 0
+          ? objectSchema(rest)
+          : { type: 'object' };
     const required = body.type === 'array' || (Array.isArray(body.required) && body.required.length > 0);
     operation.requestBody = { required, content: { 'application/json': { schema: body } } };
     responses[413] = { $ref: '#/components/responses/PayloadTooLarge' };
   }
   responses[429] = { $ref: '#/components/responses/RateLimited' };
-  if (parameters.length > 0) operation.parameters = parameters;
+  const answerHeaders: Schema = { ...RATE_LIMIT_HEADERS };
+  if (action.deprecated)
+    Object.assign(answerHeaders, { Deprecation: answerHeader('Deprecation'), Sunset: answerHeader('Sunset') });
+  // Headers the gateway reads on every request, and the one every write of a party takes.
+  parameters.push(header('RequestId'), header('ServiceProvider'));
+  if (takesIdempotencyKey({ ...action, access, rest: `${method} ${route.path}` })) {
+    parameters.push(header('IdempotencyKey'));
+    responses[409] = { $ref: '#/components/responses/IdempotencyConflict' };
+    answerHeaders['Idempotent-Replayed'] = answerHeader('IdempotentReplayed');
+  }
+  responses[200] = { ...(responses[200] as Schema), headers: answerHeaders };
+  operation.parameters = parameters;
   operation.responses = responses;
   return operation;
 }
@@ -387,15 +413,16 @@ export function openApiPath(path: string): string {
 export function buildOpenApi(services: ServiceInfo[], options: OpenApiOptions): Schema {
   const paths: Record<string, Record<string, Schema>> = {};
   const taken = new Set<string>();
-  const tags = new Set<string>();
+  const tags = new Map<string, string | undefined>();
+  const shapes = new NamedShapes(COMPONENTS.schemas);
   for (const route of apiRoutes(services)) {
     // `*` (any method) is documented as the methods a client would use.
     const methods = route.method === '*' ? ['GET', 'POST'] : [route.method];
     for (const method of methods) {
       const key = openApiPath(route.path);
       paths[key] ??= {};
-      paths[key][method.toLowerCase()] = operationOf(route, method, taken);
-      tags.add(route.service);
+      paths[key][method.toLowerCase()] = operationOf(route, method, taken, shapes);
+      tags.set(route.service, route.serviceDescription);
     }
   }
   return {
@@ -407,9 +434,9 @@ export function buildOpenApi(services: ServiceInfo[], options: OpenApiOptions): 
         'Generated from the running services. Send the token as the `accessToken` query parameter, the `X-Hub-Api-Token` header or `Authorization: Bearer`; each operation names the access level it needs.',
     },
     servers: [{ url: options.basePath }],
-    tags: [...tags].sort().map((name) => ({ name })),
+    tags: [...tags.keys()].sort().map((name) => ({ name, description: tags.get(name) })),
     security: SECURITY,
     paths,
-    components: COMPONENTS,
+    components: { ...COMPONENTS, schemas: { ...COMPONENTS.schemas, ...shapes.schemas } },
   };
 }

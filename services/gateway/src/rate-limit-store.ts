@@ -26,7 +26,9 @@ export class RedisRateLimitStore {
   async inc(key: string): Promise<number> {
     this.resetTime = this.windowEnd();
     const windowKey = `${this.prefix}:${key}:${this.resetTime}`;
-    const [[, count]] = (await this.redis.multi().incr(windowKey).pexpire(windowKey, this.windowMs).exec()) as [[Error | null, number]];
+    const [[, count]] = (await this.redis.multi().incr(windowKey).pexpire(windowKey, this.windowMs).exec()) as [
+      [Error | null, number],
+    ];
     return count;
   }
 }

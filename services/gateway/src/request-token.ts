@@ -4,8 +4,20 @@ import type { IncomingMessage } from 'node:http';
 /** The spec's query parameter for the token. */
 export const TOKEN_QUERY_PARAM = 'accessToken';
 
+/**
+ * A query parameter's name in the camelCase the API declares: the product reads query names in
+ * any notation, so `client_postal_code` and `client-postal-code` are `clientPostalCode`.
+ */
+export function camelCaseName(name: string): string {
+  return name.replace(/[-_]+([a-z0-9])/gi, (_match, next: string) => next.toUpperCase());
+}
+
+/** Whether a query parameter, in any notation, is the token. */
+export const isTokenQueryParam = (name: string) => camelCaseName(name) === TOKEN_QUERY_PARAM;
+
 export function tokenOf(req: IncomingMessage & { query?: Record<string, unknown> }): string | undefined {
-  const fromQuery = req.query?.[TOKEN_QUERY_PARAM];
+  const tokenName = Object.keys(req.query ?? {}).find(isTokenQueryParam);
+  const fromQuery = tokenName === undefined ? undefined : req.query![tokenName];
   if (typeof fromQuery === 'string' && fromQuery.length > 0) return fromQuery;
   const fromHeader = req.headers['x-hub-api-token'];
   if (typeof fromHeader === 'string' && fromHeader.length > 0) return fromHeader;

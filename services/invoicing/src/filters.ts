@@ -7,12 +7,18 @@
  * with $eq, $ne, $gt, $gte, $lt, $lte, $in; `customData: { key: scalar, ... }` (equality per
  * key); `details: { name: 'Screen', ... }` or an array of such (an invoice with such lines).
  */
-import { type Caller, FIELD_MESSAGES, type FieldDetails, FieldsValidationError, isCalendarDay, parseInstant } from '@hub/shared';
-
-export interface SqlFragment {
-  sql: string;
-  bindings: Array<string | number | boolean>;
-}
+import {
+  allOf,
+  type Caller,
+  FIELD_MESSAGES,
+  type FieldDetails,
+  FieldsValidationError,
+  isCalendarDay,
+  isPlainObject,
+  parseInstant,
+  type SqlFragment,
+  UUID_PATTERN,
+} from '@hub/shared';
 
 type Kind = 'uuid' | 'text' | 'number' | 'boolean' | 'date' | 'timestamp';
 
@@ -39,18 +45,22 @@ export const OPERATORS: Operator[] = [...(Object.keys(COMPARISONS) as Operator[]
 /** Ordering makes no sense for these; equality and $in do. */
 const UNORDERED: Kind[] = ['uuid', 'boolean'];
 
-const DETAIL_FIELDS = ['name', 'count', 'article', 'vatRate', 'vatAmount', 'priceExclVat', 'priceInclVat', 'totalAmountExclVat', 'totalAmountInclVat'];
+const DETAIL_FIELDS = [
+  'name',
+  'count',
+  'article',
+  'vatRate',
+  'vatAmount',
+  'priceExclVat',
+  'priceInclVat',
+  'totalAmountExclVat',
+  'totalAmountInclVat',
+];
 
 /** Bounds that keep one request's SQL small. */
 export const FILTER_LIMITS = { inValues: 1000, textLength: 1000, customDataKeys: 50, detailLines: 20 };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 type Scalar = string | number | boolean;
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** A timestamp bound as ISO text in UTC; a value without a zone is taken as UTC. */
 function instantOf(value: string): string | undefined {
@@ -61,7 +71,7 @@ function instantOf(value: string): string | undefined {
 function bindingOf(kind: Kind, value: unknown): Scalar | undefined {
   switch (kind) {
     case 'uuid':
-      return typeof value === 'string' && UUID.test(value) ? value.toLowerCase() : undefined;
+      return typeof value === 'string' && UUID_PATTERN.test(value) ? value.toLowerCase() : undefined;
     case 'text':
       return typeof value === 'string' && value.length <= FILTER_LIMITS.textLength ? value : undefined;
     case 'number':
@@ -75,7 +85,14 @@ function bindingOf(kind: Kind, value: unknown): Scalar | undefined {
   }
 }
 
-function comparison(column: string, kind: Kind, operator: Operator, value: unknown, at: string, errors: FieldDetails): SqlFragment | undefined {
+function comparison(
+  column: string,
+  kind: Kind,
+  operator: Operator,
+  value: unknown,
+  at: string,
+  errors: FieldDetails,
+): SqlFragment | undefined {
   const fail = (message: string = FIELD_MESSAGES.wrongFormat) => {
     (errors[at] ??= []).push(message);
     return undefined;
@@ -99,7 +116,12 @@ function comparison(column: string, kind: Kind, operator: Operator, value: unkno
 }
 
 function isScalarOrNull(value: unknown): boolean {
-  return value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
+  return (
+    value === null ||
+    typeof value === 'string' ||
+    typeof value === 'boolean' ||
+    (typeof value === 'number' && Number.isFinite(value))
+  );
 }
 
 /** customData equality per key, as one containment test so the GIN index answers it. */
@@ -145,12 +167,6 @@ function detailsFilter(value: unknown, errors: FieldDetails): SqlFragment | unde
   return { sql: 'i.details @> ?::jsonb', bindings: [JSON.stringify(lines)] };
 }
 
-/** Joins fragments with `and`; no fragment matches everything. */
-export function allOf(fragments: SqlFragment[]): SqlFragment {
-  if (fragments.length === 0) return { sql: 'true', bindings: [] };
-  return { sql: fragments.map((fragment) => `(${fragment.sql})`).join(' and '), bindings: fragments.flatMap((fragment) => fragment.bindings) };
-}
-
 /** The filters of one find request as one SQL condition; throws the 400 envelope naming every bad filter. */
 export function translateFilters(filters: unknown): SqlFragment {
   if (filters === undefined || filters === null) return allOf([]);
@@ -194,7 +210,9 @@ export function translateFilters(filters: unknown): SqlFragment {
 
 /** What a caller may find, as SQL: a partner its own cases' invoices, a provider those of its cases. */
 export function callerScope(caller: Caller): SqlFragment {
-  if (caller.role === 'partner' && caller.partnerId !== null) return { sql: 'i.partner_id = ?', bindings: [caller.partnerId] };
-  if (caller.role === 'provider' && caller.providerId !== null) return { sql: 'i.provider_id = ?', bindings: [caller.providerId] };
+  if (caller.role === 'partner' && caller.partnerId !== null)
+    return { sql: 'i.partner_id = ?', bindings: [caller.partnerId] };
+  if (caller.role === 'provider' && caller.providerId !== null)
+    return { sql: 'i.provider_id = ?', bindings: [caller.providerId] };
   return { sql: 'false', bindings: [] };
 }

@@ -6,23 +6,42 @@ import path from 'node:path';
 import type { Context, ServiceSchema, ServiceSettingSchema } from 'moleculer';
 import {
   ACCESS,
+  allOf,
   caseCoresOf,
   callerOf,
+  CURSOR_PARAM,
   DbMixin,
   DOMAIN_EVENTS,
   FIELD_MESSAGES,
   type FieldDetails,
   FieldsValidationError,
+  IdempotencyMixin,
+  idempotencyKeysRetention,
   inTransaction,
+  keepIdempotentAnswer,
   type OutboxDbService,
   OutboxMixin,
   visibleCase,
   visibleCases,
   type World,
   writeEvent,
+  relayedEventsRetention,
+  RetentionMixin,
+  type ParamsOf,
 } from '@hub/shared';
-import { allOf, callerScope, translateFilters } from './filters';
-import { columnsOf, INVOICE_STATUSES, INVOICES, type InvoiceIn, invoiceOut, type InvoiceWithLinkRow, isDueDate, selectInvoices } from './invoices';
+import { callerScope, translateFilters } from './filters';
+import {
+  columnsOf,
+  INVOICE_STATUSES,
+  INVOICES,
+  type InvoiceIn,
+  invoiceOut,
+  type InvoiceWithLinkRow,
+  isDueDate,
+  selectInvoices,
+} from './invoices.store';
+import { afterInvoice, findPage } from './invoice-pages';
+import { FOUND_INVOICES, INVOICE_LIST } from './responses';
 
 const SCHEMA = 'invoicing';
 
@@ -36,18 +55,26 @@ export const FIND_PAGINATION = { defaultLimit: 10, maxLimit: 100 };
 export interface SaveInvoicesParams {
   items: InvoiceIn[];
 }
-export interface FindInvoicesParams {
-  filters?: unknown;
-  pagination?: { offset?: number; limit?: number } | null;
-}
-export interface ListInvoicesParams {
-  guid: string;
-}
+export type FindInvoicesParams = ParamsOf<typeof FIND_INVOICES_PARAMS>;
+export type ListInvoicesParams = ParamsOf<typeof LIST_INVOICES_PARAMS>;
 
 type InvoicingThis = OutboxDbService;
 
 const number = { type: 'number' };
-const optional = <T extends object>(rule: T) => ({ ...rule, optional: true, nullable: true });
+const optional = <T extends object>(rule: T) => ({ ...rule, optional: true, nullable: true }) as const;
+
+const FIND_INVOICES_PARAMS = {
+  filters: { type: 'any', optional: true },
+  pagination: optional({
+    type: 'object',
+    props: {
+      offset: { type: 'number', integer: true, min: 0, optional: true },
+      limit: { type: 'number', integer: true, min: 1, max: FIND_PAGINATION.maxLimit, optional: true },
+      after: CURSOR_PARAM,
+    },
+  } as const),
+} as const;
+const LIST_INVOICES_PARAMS = { guid: 'uuid' } as const;
 
 const invoiceRule = {
   type: 'object',
@@ -91,23 +118,41 @@ function unique<T>(values: T[]): T[] {
 
 const InvoicingService: ServiceSchema<ServiceSettingSchema, InvoicingThis> = {
   name: 'invoicing',
-  mixins: [DbMixin(SCHEMA, path.join(__dirname, 'migrations')), OutboxMixin(SCHEMA)],
+  mixins: [
+    DbMixin(SCHEMA, path.join(__dirname, 'migrations')),
+    OutboxMixin(SCHEMA),
+    RetentionMixin(SCHEMA, ({ retention, idempotencyKeyTtlMs }) => {
+      const outbox = relayedEventsRetention(SCHEMA, retention.relayedEventsMs);
+      const keys = idempotencyKeysRetention(SCHEMA, idempotencyKeyTtlMs);
+      return { rules: [outbox.rule, keys.rule], aged: [outbox.aged, keys.aged] };
+    }),
+    IdempotencyMixin(SCHEMA),
+  ],
   settings: { rest: '' },
+  metadata: {
+    description: 'Invoices a provider posts on a case, and finding them.',
+  },
 
   actions: {
     /** Creates or updates invoices by (externalId, provider), all or nothing. */
     save: {
       rest: 'POST /v3/invoices',
       access: ACCESS.PROVIDER,
+      summary: 'Post invoices on cases',
+      description:
+        "Creates each invoice, or updates the one with the same `externalId` of this provider; all or none. `linkedInvoice` names (by externalId) the invoice of the same case this one corrects. An invoice whose status is marked 'Send to client' sends the partner a webhook.",
+      response: INVOICE_LIST,
       params: { items: { type: 'array', max: SAVE_MAX_INVOICES, items: invoiceRule } },
       async handler(this: InvoicingThis, ctx: Context<SaveInvoicesParams>) {
         const caller = callerOf(ctx);
         const invoices = ctx.params.items;
         const details: FieldDetails = {};
         invoices.forEach((invoice, index) => {
-          if (typeof invoice.dueDate === 'string' && !isDueDate(invoice.dueDate)) details[`[${index}].dueDate`] = [FIELD_MESSAGES.wrongFormat];
+          if (typeof invoice.dueDate === 'string' && !isDueDate(invoice.dueDate))
+            details[`[${index}].dueDate`] = [FIELD_MESSAGES.wrongFormat];
           // These always have a value: left out they keep theirs (or their default), null is no value.
-          for (const field of ALWAYS_VALUED) if (invoice[field] === null) details[`[${index}].${field}`] = [FIELD_MESSAGES.wrongFormat];
+          for (const field of ALWAYS_VALUED)
+            if (invoice[field] === null) details[`[${index}].${field}`] = [FIELD_MESSAGES.wrongFormat];
         });
         if (Object.keys(details).length) throw new FieldsValidationError(details);
         if (invoices.length === 0) return [];
@@ -125,15 +170,20 @@ const InvoicingService: ServiceSchema<ServiceSettingSchema, InvoicingThis> = {
             if (invoice.linkedInvoice === null) columns.linked_invoice_id = null;
             else if (invoice.linkedInvoice !== undefined) {
               // A credit note refers to an invoice of the same provider on the same case.
-              const linked = (await trx(INVOICES).where({ provider_id: providerId, external_id: invoice.linkedInvoice }).first('id', 'guid')) as
-                | { id: number; guid: string }
-                | undefined;
+              const linked = (await trx(INVOICES)
+                .where({ provider_id: providerId, external_id: invoice.linkedInvoice })
+                .first('id', 'guid')) as { id: number; guid: string } | undefined;
               if (!linked || linked.guid !== invoice.guid || invoice.linkedInvoice === invoice.externalId) {
                 throw new FieldsValidationError({ [`[${index}].linkedInvoice`]: [FIELD_MESSAGES.notAnOption] });
               }
               columns.linked_invoice_id = linked.id;
             }
-            const caseColumns = { case_id: party.id, guid: invoice.guid, partner_id: party.partnerId, provider_id: party.serviceProviderId };
+            const caseColumns = {
+              case_id: party.id,
+              guid: invoice.guid,
+              partner_id: party.partnerId,
+              provider_id: party.serviceProviderId,
+            };
             // An externalId names one invoice of one case: sent for another case it is refused, never moved.
             const [row] = (await trx(INVOICES)
               .insert({ external_id: invoice.externalId, ...caseColumns, ...columns })
@@ -148,7 +198,9 @@ const InvoicingService: ServiceSchema<ServiceSettingSchema, InvoicingThis> = {
           const rows = (await selectInvoices(trx).whereIn('i.id', unique(ids))) as InvoiceWithLinkRow[];
           const byId = new Map(rows.map((row) => [row.id, invoiceOut(row, cores.get(row.guid) ?? null)]));
           const sendToClient = new Set(
-            (await trx(INVOICE_STATUSES).where({ provider_id: providerId, send_to_client: true }).pluck('key')) as string[],
+            (await trx(INVOICE_STATUSES)
+              .where({ provider_id: providerId, send_to_client: true })
+              .pluck('key')) as string[],
           );
           let events = 0;
           for (const row of rows.sort((a, b) => a.id - b.id)) {
@@ -161,10 +213,12 @@ const InvoicingService: ServiceSchema<ServiceSettingSchema, InvoicingThis> = {
             });
             events += 1;
           }
-          return { invoices: ids.map((id) => byId.get(id)!), events };
+          const answer = ids.map((id) => byId.get(id)!);
+          await keepIdempotentAnswer(trx, ctx, answer);
+          return { answer, events };
         });
         if (saved.events) this.relayOutbox();
-        return saved.invoices;
+        return saved.answer;
       },
     },
 
@@ -172,32 +226,28 @@ const InvoicingService: ServiceSchema<ServiceSettingSchema, InvoicingThis> = {
     find: {
       rest: 'POST /v3/invoices/find',
       access: ACCESS.PARTNER_PROVIDER,
-      params: {
-        filters: { type: 'any', optional: true },
-        pagination: optional({
-          type: 'object',
-          props: {
-            offset: { type: 'number', integer: true, min: 0, optional: true },
-            limit: { type: 'number', integer: true, min: 1, max: FIND_PAGINATION.maxLimit, optional: true },
-          },
-        }),
-      },
+      summary: 'Find invoices',
+      description:
+        "`filters` on the invoice's fields (a value, or `$lt`/`$gt`/`$in`...: docs/invoices.md), paged by `pagination` (`offset` and `limit`, or the `after` cursor a page's `next` gives). Only the caller's own invoices.",
+      response: FOUND_INVOICES,
+      readOnly: true,
+      params: FIND_INVOICES_PARAMS,
       async handler(this: InvoicingThis, ctx: Context<FindInvoicesParams>) {
         const caller = callerOf(ctx);
         const where = allOf([callerScope(caller), translateFilters(ctx.params.filters)]);
-        const offset = ctx.params.pagination?.offset ?? 0;
-        const limit = ctx.params.pagination?.limit ?? FIND_PAGINATION.defaultLimit;
-        const { knex } = this.db;
-        const counted = (await knex(`${INVOICES} as i`).whereRaw(where.sql, where.bindings).count({ count: '*' })) as Array<{ count: number }>;
-        const rows = (await selectInvoices(knex)
-          .whereRaw(where.sql, where.bindings)
-          .orderBy([{ column: 'i.created_at' }, { column: 'i.id' }])
-          .offset(offset)
-          .limit(limit)) as InvoiceWithLinkRow[];
-        const cores = await caseCoresOf(ctx, rows.map((row) => row.guid));
+        const { offset, limit, after } = ctx.params.pagination ?? {};
+        const page = await findPage(this.db.knex, where, {
+          after: after === undefined ? undefined : afterInvoice(after, offset),
+          offset: offset ?? 0,
+          limit: limit ?? FIND_PAGINATION.defaultLimit,
+        });
+        const cores = await caseCoresOf(
+          ctx,
+          page.rows.map((row) => row.guid),
+        );
         return {
-          data: rows.map((row) => invoiceOut(row, cores.get(row.guid) ?? null)),
-          pagination: { count: Number(counted[0].count), offset },
+          data: page.rows.map((row) => invoiceOut(row, cores.get(row.guid) ?? null)),
+          pagination: { count: page.count, offset: page.offset, next: page.next },
         };
       },
     },
@@ -205,7 +255,10 @@ const InvoicingService: ServiceSchema<ServiceSettingSchema, InvoicingThis> = {
     list: {
       rest: 'GET /v3/invoices',
       access: ACCESS.PARTNER_PROVIDER,
-      params: { guid: 'uuid' },
+      summary: "A case's invoices",
+      description: 'Oldest first.',
+      response: INVOICE_LIST,
+      params: LIST_INVOICES_PARAMS,
       async handler(this: InvoicingThis, ctx: Context<ListInvoicesParams>) {
         const caller = callerOf(ctx);
         const { guid } = ctx.params;
@@ -215,7 +268,10 @@ const InvoicingService: ServiceSchema<ServiceSettingSchema, InvoicingThis> = {
           .where('i.guid', guid)
           .whereRaw(scope.sql, scope.bindings)
           .orderBy([{ column: 'i.created_at' }, { column: 'i.id' }])) as InvoiceWithLinkRow[];
-        const cores = await caseCoresOf(ctx, rows.map((row) => row.guid));
+        const cores = await caseCoresOf(
+          ctx,
+          rows.map((row) => row.guid),
+        );
         return rows.map((row) => invoiceOut(row, cores.get(row.guid) ?? null));
       },
     },
@@ -225,7 +281,9 @@ const InvoicingService: ServiceSchema<ServiceSettingSchema, InvoicingThis> = {
       visibility: 'public',
       params: { world: { type: 'object' } },
       async handler(this: InvoicingThis, ctx: Context<{ world: World }>) {
-        const providers = (ctx.params.world.providers ?? []).filter((provider) => provider.invoiceStatuses !== undefined);
+        const providers = (ctx.params.world.providers ?? []).filter(
+          (provider) => provider.invoiceStatuses !== undefined,
+        );
         await inTransaction(this.db.knex, async (trx) => {
           for (const provider of providers) {
             await trx(INVOICE_STATUSES).where({ provider_id: provider.id }).delete();
@@ -233,7 +291,12 @@ const InvoicingService: ServiceSchema<ServiceSettingSchema, InvoicingThis> = {
             const statuses = new Map(provider.invoiceStatuses!.map((status) => [status.key, status]));
             if (statuses.size === 0) continue;
             await trx(INVOICE_STATUSES).insert(
-              [...statuses.values()].map((status) => ({ provider_id: provider.id, key: status.key, name: status.name ?? null, send_to_client: status.sendToClient })),
+              [...statuses.values()].map((status) => ({
+                provider_id: provider.id,
+                key: status.key,
+                name: status.name ?? null,
+                send_to_client: status.sendToClient,
+              })),
             );
           }
         });

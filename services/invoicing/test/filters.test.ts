@@ -4,7 +4,8 @@
  */
 import fc from 'fast-check';
 import type { Caller } from '@hub/shared';
-import { allOf, callerScope, FILTER_LIMITS, OPERATORS, SEARCHABLE_FIELDS, translateFilters } from '../src/filters';
+import { allOf } from '@hub/shared';
+import { callerScope, FILTER_LIMITS, OPERATORS, SEARCHABLE_FIELDS, translateFilters } from '../src/filters';
 
 const GUID = '5b0c8f3e-3f2a-4b7e-9a51-0f7f1f2c9d10';
 
@@ -39,8 +40,12 @@ describe('translateFilters', () => {
   });
 
   it('binds timestamps as UTC instants, a value without a zone taken as UTC', () => {
-    expect(translateFilters({ createdAt: { $gt: '2026-01-02T03:04:05+02:00' } }).bindings).toEqual(['2026-01-02T01:04:05.000Z']);
-    expect(translateFilters({ updatedAt: { $lte: '2026-01-02 03:04' } }).bindings).toEqual(['2026-01-02T03:04:00.000Z']);
+    expect(translateFilters({ createdAt: { $gt: '2026-01-02T03:04:05+02:00' } }).bindings).toEqual([
+      '2026-01-02T01:04:05.000Z',
+    ]);
+    expect(translateFilters({ updatedAt: { $lte: '2026-01-02 03:04' } }).bindings).toEqual([
+      '2026-01-02T03:04:00.000Z',
+    ]);
     expect(translateFilters({ createdAt: { $gte: '2026-01-02' } }).bindings).toEqual(['2026-01-02T00:00:00.000Z']);
   });
 
@@ -52,8 +57,13 @@ describe('translateFilters', () => {
   });
 
   it('reads details as "has a line with these values"', () => {
-    expect(translateFilters({ details: { name: 'Screen', count: 1 } })).toEqual({ sql: '(i.details @> ?::jsonb)', bindings: ['[{"name":"Screen","count":1}]'] });
-    expect(translateFilters({ details: [{ name: 'Screen' }, { article: 'X1' }] }).bindings).toEqual(['[{"name":"Screen"},{"article":"X1"}]']);
+    expect(translateFilters({ details: { name: 'Screen', count: 1 } })).toEqual({
+      sql: '(i.details @> ?::jsonb)',
+      bindings: ['[{"name":"Screen","count":1}]'],
+    });
+    expect(translateFilters({ details: [{ name: 'Screen' }, { article: 'X1' }] }).bindings).toEqual([
+      '[{"name":"Screen"},{"article":"X1"}]',
+    ]);
   });
 
   it('matches nothing for an empty $in', () => {
@@ -61,7 +71,14 @@ describe('translateFilters', () => {
   });
 
   it('lower-cases a guid and accepts booleans and dates of their kind', () => {
-    expect(translateFilters({ guid: GUID.toUpperCase(), isSent: true, isPaid: { $in: [false] }, dueDate: { $lt: '2026-12-31' } })).toEqual({
+    expect(
+      translateFilters({
+        guid: GUID.toUpperCase(),
+        isSent: true,
+        isPaid: { $in: [false] },
+        dueDate: { $lt: '2026-12-31' },
+      }),
+    ).toEqual({
       sql: '(i.guid = ?) and (i.is_sent = ?) and (i.is_paid in (?)) and (i.due_date < ?)',
       bindings: [GUID, true, false, '2026-12-31'],
     });
@@ -94,7 +111,9 @@ describe('translateFilters', () => {
     expect(detailsOf({ status: {} })).toEqual({ 'filters.status': ['Wrong format'] });
     expect(detailsOf({ currency: { $in: 'SEK' } })).toEqual({ 'filters.currency.$in': ['Wrong format'] });
     expect(detailsOf({ currency: { $in: ['SEK', 1] } })).toEqual({ 'filters.currency.$in': ['Wrong format'] });
-    expect(detailsOf({ currency: { $in: Array(FILTER_LIMITS.inValues + 1).fill('SEK') } })).toEqual({ 'filters.currency.$in': ['Wrong format'] });
+    expect(detailsOf({ currency: { $in: Array(FILTER_LIMITS.inValues + 1).fill('SEK') } })).toEqual({
+      'filters.currency.$in': ['Wrong format'],
+    });
     expect(detailsOf('status=ready')).toEqual({ filters: ['Wrong format'] });
   });
 
@@ -106,20 +125,67 @@ describe('translateFilters', () => {
   });
 
   it('refuses customData values that are not scalars, and details keys that are not detail fields', () => {
-    expect(detailsOf({ customData: { amount: { $gt: 5 } } })).toEqual({ 'filters.customData.amount': ['Wrong format'] });
+    expect(detailsOf({ customData: { amount: { $gt: 5 } } })).toEqual({
+      'filters.customData.amount': ['Wrong format'],
+    });
     expect(detailsOf({ customData: 'x' })).toEqual({ 'filters.customData': ['Wrong format'] });
-    expect(detailsOf({ details: { colour: 'red' } })).toEqual({ 'filters.details.colour': ['Field is not accepted'], 'filters.details': ['Wrong format'] });
+    expect(detailsOf({ details: { colour: 'red' } })).toEqual({
+      'filters.details.colour': ['Field is not accepted'],
+      'filters.details': ['Wrong format'],
+    });
     expect(detailsOf({ details: [] })).toEqual({ 'filters.details': ['Wrong format'] });
   });
 
   it('never puts caller text into the SQL, whatever the keys and values', () => {
     const text = fc.string({ minLength: 1 }).filter((value) => value.trim().length > 0);
-    const value = fc.oneof(text, fc.double(), fc.boolean(), fc.constant(null), fc.array(text, { maxLength: 3 }), fc.dictionary(text, text, { maxKeys: 3 }));
+    const value = fc.oneof(
+      text,
+      fc.double(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.array(text, { maxLength: 3 }),
+      fc.dictionary(text, text, { maxKeys: 3 }),
+    );
     const field = fc.oneof(fc.constantFrom(...SEARCHABLE_FIELDS), text);
     const operator = fc.oneof(fc.constantFrom(...OPERATORS), text);
-    const filter = fc.dictionary(field, fc.oneof(value, fc.dictionary(operator, value, { maxKeys: 3 })), { maxKeys: 4 });
-    const columns = ['i.guid', 'i.external_id', 'i.type', 'i.price_net', 'i.currency', 'i.due_date', 'i.is_sent', 'i.is_paid', 'i.status', 'i.created_at', 'i.updated_at', 'i.custom_data', 'i.details'];
-    const words = new Set([...columns, 'and', 'is', 'not', 'null', 'distinct', 'from', 'in', 'true', 'false', '=', '>', '>=', '<', '<=', '@>', '?', '?::jsonb']);
+    const filter = fc.dictionary(field, fc.oneof(value, fc.dictionary(operator, value, { maxKeys: 3 })), {
+      maxKeys: 4,
+    });
+    const columns = [
+      'i.guid',
+      'i.external_id',
+      'i.type',
+      'i.price_net',
+      'i.currency',
+      'i.due_date',
+      'i.is_sent',
+      'i.is_paid',
+      'i.status',
+      'i.created_at',
+      'i.updated_at',
+      'i.custom_data',
+      'i.details',
+    ];
+    const words = new Set([
+      ...columns,
+      'and',
+      'is',
+      'not',
+      'null',
+      'distinct',
+      'from',
+      'in',
+      'true',
+      'false',
+      '=',
+      '>',
+      '>=',
+      '<',
+      '<=',
+      '@>',
+      '?',
+      '?::jsonb',
+    ]);
     fc.assert(
       fc.property(filter, (filters) => {
         let sql: string;
@@ -139,11 +205,22 @@ describe('translateFilters', () => {
 });
 
 describe('callerScope', () => {
-  const base: Caller = { accountId: 1, role: 'partner', name: 'x', partnerId: 3, providerId: null, canForceProvider: false };
+  const base: Caller = {
+    accountId: 1,
+    role: 'partner',
+    name: 'x',
+    partnerId: 3,
+    providerId: null,
+    canForceProvider: false,
+    allowAllProviders: false,
+  };
 
   it('scopes a partner by its partner id and a provider by its provider id', () => {
     expect(callerScope(base)).toEqual({ sql: 'i.partner_id = ?', bindings: [3] });
-    expect(callerScope({ ...base, role: 'provider', partnerId: null, providerId: 20 })).toEqual({ sql: 'i.provider_id = ?', bindings: [20] });
+    expect(callerScope({ ...base, role: 'provider', partnerId: null, providerId: 20 })).toEqual({
+      sql: 'i.provider_id = ?',
+      bindings: [20],
+    });
   });
 
   it('finds nothing for anyone else', () => {
@@ -152,6 +229,9 @@ describe('callerScope', () => {
   });
 
   it('combines with filters, the scope first', () => {
-    expect(allOf([callerScope(base), translateFilters({ status: 'ready' })])).toEqual({ sql: '(i.partner_id = ?) and ((i.status = ?))', bindings: [3, 'ready'] });
+    expect(allOf([callerScope(base), translateFilters({ status: 'ready' })])).toEqual({
+      sql: '(i.partner_id = ?) and ((i.status = ?))',
+      bindings: [3, 'ready'],
+    });
   });
 });

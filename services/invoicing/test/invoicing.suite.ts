@@ -39,7 +39,12 @@ export function invoicingSuite(infra: boolean): void {
       hub,
       knex,
       cases: [elkjopCase, elkjopCase2, powerCase, tryggCase],
-    } = await startCaseRecordsHub('invoicing', infra, [DEMO_TOKENS.elkjop, DEMO_TOKENS.elkjop, DEMO_TOKENS.power, DEMO_TOKENS.trygg]));
+    } = await startCaseRecordsHub('invoicing', infra, [
+      DEMO_TOKENS.elkjop,
+      DEMO_TOKENS.elkjop,
+      DEMO_TOKENS.power,
+      DEMO_TOKENS.trygg,
+    ]));
   });
   afterAll(() => hub.stop());
 
@@ -78,7 +83,25 @@ export function invoicingSuite(infra: boolean): void {
         },
       ]);
       expect(Object.keys(invoice).sort()).toEqual(
-        ['case', 'createdAt', 'currency', 'customData', 'details', 'dueDate', 'externalId', 'guid', 'id', 'isActive', 'isPaid', 'isSent', 'linkedInvoice', 'priceNet', 'status', 'type', 'updatedAt'].sort(),
+        [
+          'case',
+          'createdAt',
+          'currency',
+          'customData',
+          'details',
+          'dueDate',
+          'externalId',
+          'guid',
+          'id',
+          'isActive',
+          'isPaid',
+          'isSent',
+          'linkedInvoice',
+          'priceNet',
+          'status',
+          'type',
+          'updatedAt',
+        ].sort(),
       );
       expect(invoice.id).toEqual(expect.any(Number));
       expect(invoice.guid).toBe(elkjopCase);
@@ -103,8 +126,19 @@ export function invoicingSuite(infra: boolean): void {
     });
 
     it('updates the invoice the same provider sent with the same externalId, keeping fields left out', async () => {
-      const [first] = await save(DEMO_TOKENS.nrc, [{ guid: elkjopCase, externalId: 'INV-UPD', priceNet: 10, currency: 'SEK', status: 'draft', customData: { a: 1 } }]);
-      const [second] = await save(DEMO_TOKENS.nrc, [{ guid: elkjopCase, externalId: 'INV-UPD', priceNet: 20, isPaid: true }]);
+      const [first] = await save(DEMO_TOKENS.nrc, [
+        {
+          guid: elkjopCase,
+          externalId: 'INV-UPD',
+          priceNet: 10,
+          currency: 'SEK',
+          status: 'draft',
+          customData: { a: 1 },
+        },
+      ]);
+      const [second] = await save(DEMO_TOKENS.nrc, [
+        { guid: elkjopCase, externalId: 'INV-UPD', priceNet: 20, isPaid: true },
+      ]);
       expect(second.id).toBe(first.id);
       expect(second.priceNet).toBe(20);
       expect(second.isPaid).toBe(true);
@@ -113,7 +147,9 @@ export function invoicingSuite(infra: boolean): void {
       expect(second.customData).toEqual({ a: 1 });
       expect(second.createdAt).toBe(first.createdAt);
       expect(Date.parse(second.updatedAt)).toBeGreaterThanOrEqual(Date.parse(first.updatedAt));
-      const [cleared] = await save(DEMO_TOKENS.nrc, [{ guid: elkjopCase, externalId: 'INV-UPD', priceNet: null, currency: null }]);
+      const [cleared] = await save(DEMO_TOKENS.nrc, [
+        { guid: elkjopCase, externalId: 'INV-UPD', priceNet: null, currency: null },
+      ]);
       expect(cleared.priceNet).toBeNull();
       expect(cleared.currency).toBeNull();
       expect((await knex('invoicing.invoices').where({ external_id: 'INV-UPD' })).length).toBe(1);
@@ -131,7 +167,14 @@ export function invoicingSuite(infra: boolean): void {
     it('links a credit note to its original by externalId, also within one request', async () => {
       const [original, credit] = await save(DEMO_TOKENS.nrc, [
         { guid: elkjopCase, externalId: 'INV-ORIG', priceNet: 500, currency: 'NOK' },
-        { guid: elkjopCase, externalId: 'CN-1', type: 'credit note', priceNet: -500, currency: 'NOK', linkedInvoice: 'INV-ORIG' },
+        {
+          guid: elkjopCase,
+          externalId: 'CN-1',
+          type: 'credit note',
+          priceNet: -500,
+          currency: 'NOK',
+          linkedInvoice: 'INV-ORIG',
+        },
       ]);
       expect(credit.type).toBe('credit note');
       const { case: _case, linkedInvoice: _linked, ...originalFields } = original;
@@ -150,24 +193,38 @@ export function invoicingSuite(infra: boolean): void {
       ]) {
         const res = await post(token, [{ guid, externalId: 'CN-SELF', type: 'credit note', linkedInvoice }]);
         expect(res.status).toBe(400);
-        expect(res.body).toEqual({ error: { message: 'Fields validation failed', details: { '[0].linkedInvoice': ['Value is not present in possible options'] } } });
+        expect(res.body).toEqual({
+          error: {
+            message: 'Fields validation failed',
+            details: { '[0].linkedInvoice': ['Value is not present in possible options'] },
+          },
+        });
       }
       expect(await knex('invoicing.invoices').where({ external_id: 'CN-SELF' })).toEqual([]);
     });
 
     it('refuses an externalId of an invoice of another case, which stays where it is', async () => {
-      const [original] = await save(DEMO_TOKENS.nrc, [{ guid: elkjopCase, externalId: 'INV-STAYS', customData: { orderRef: 'A-1' } }]);
+      const [original] = await save(DEMO_TOKENS.nrc, [
+        { guid: elkjopCase, externalId: 'INV-STAYS', customData: { orderRef: 'A-1' } },
+      ]);
       const moved = await post(DEMO_TOKENS.nrc, [{ guid: powerCase, externalId: 'INV-STAYS' }]);
       expect(moved.status).toBe(400);
-      expect(moved.body.error.details).toEqual({ '[0].externalId': ['This externalId belongs to an invoice of another case'] });
-      expect(await knex('invoicing.invoices').where({ external_id: 'INV-STAYS' }).select('id', 'guid')).toEqual([{ id: original.id, guid: elkjopCase }]);
+      expect(moved.body.error.details).toEqual({
+        '[0].externalId': ['This externalId belongs to an invoice of another case'],
+      });
+      expect(await knex('invoicing.invoices').where({ external_id: 'INV-STAYS' }).select('id', 'guid')).toEqual([
+        { id: original.id, guid: elkjopCase },
+      ]);
       const powerSees = await hub.request('GET', `/api/v3/invoices?guid=${powerCase}`, { token: DEMO_TOKENS.power });
       expect(powerSees.body.map((invoice: { externalId: string }) => invoice.externalId)).not.toContain('INV-STAYS');
     });
 
     it('answers 404 and saves nothing when any case is unknown or not the caller’s', async () => {
       for (const guid of [tryggCase, UNKNOWN_GUID]) {
-        const res = await post(DEMO_TOKENS.nrc, [{ guid: elkjopCase, externalId: 'INV-NEVER' }, { guid, externalId: 'INV-NEVER-2' }]);
+        const res = await post(DEMO_TOKENS.nrc, [
+          { guid: elkjopCase, externalId: 'INV-NEVER' },
+          { guid, externalId: 'INV-NEVER-2' },
+        ]);
         expect(res.status).toBe(404);
         expect(res.body).toEqual({ error: { message: 'Case not found' } });
       }
@@ -176,7 +233,14 @@ export function invoicingSuite(infra: boolean): void {
 
     it('refuses what breaks the Invoice rules, naming each field', async () => {
       const res = await post(DEMO_TOKENS.nrc, [
-        { externalId: 'x'.repeat(256), type: 'receipt', currency: 'NOKK', status: 's'.repeat(256), dueDate: '31.12.2026', customData: 'text' },
+        {
+          externalId: 'x'.repeat(256),
+          type: 'receipt',
+          currency: 'NOKK',
+          status: 's'.repeat(256),
+          dueDate: '31.12.2026',
+          customData: 'text',
+        },
         { guid: elkjopCase, details: [{ ...line, vatRate: undefined, count: 1.5 }], priceNet: 'a lot' },
       ]);
       expect(res.status).toBe(400);
@@ -202,7 +266,9 @@ export function invoicingSuite(infra: boolean): void {
         expect(date.status).toBe(400);
         expect(date.body.error.details).toEqual({ '[0].dueDate': ['Wrong format'] });
       }
-      const huge = await post(DEMO_TOKENS.nrc, [{ guid: elkjopCase, externalId: 'INV-HUGE', details: [{ ...line, count: 2147483648 }] }]);
+      const huge = await post(DEMO_TOKENS.nrc, [
+        { guid: elkjopCase, externalId: 'INV-HUGE', details: [{ ...line, count: 2147483648 }] },
+      ]);
       expect(huge.status).toBe(400);
       expect(huge.body.error.details).toEqual({ '[0].details[0].count': ['Must be at most 2147483647'] });
       const notArray = await post(DEMO_TOKENS.nrc, { guid: elkjopCase, externalId: 'INV-OBJ' });
@@ -212,7 +278,9 @@ export function invoicingSuite(infra: boolean): void {
 
     it('keeps one invoice when the same externalId is saved in parallel', async () => {
       const answers = await Promise.all(
-        Array.from({ length: 4 }, (_, index) => post(DEMO_TOKENS.nrc, [{ guid: elkjopCase, externalId: 'INV-RACE', priceNet: index }])),
+        Array.from({ length: 4 }, (_, index) =>
+          post(DEMO_TOKENS.nrc, [{ guid: elkjopCase, externalId: 'INV-RACE', priceNet: index }]),
+        ),
       );
       for (const answer of answers) expect(answer.status).toBe(200);
       expect(new Set(answers.map((answer) => answer.body[0].id)).size).toBe(1);
@@ -228,7 +296,9 @@ export function invoicingSuite(infra: boolean): void {
   describe('invoice.saved', () => {
     it("tells the partner, with the invoice and its case, when the status has 'Send to client'", async () => {
       await outbox.skip();
-      const [invoice] = await save(DEMO_TOKENS.nrc, [{ guid: elkjopCase, externalId: 'INV-READY', status: 'ready', priceNet: 99, details: [line] }]);
+      const [invoice] = await save(DEMO_TOKENS.nrc, [
+        { guid: elkjopCase, externalId: 'INV-READY', status: 'ready', priceNet: 99, details: [line] },
+      ]);
       const events = await outbox.newEvents();
       expect(events).toHaveLength(1);
       expect(events[0].type).toBe('invoice.saved');
@@ -258,7 +328,9 @@ export function invoicingSuite(infra: boolean): void {
       await save(DEMO_TOKENS.svea, [{ guid: tryggCase, externalId: 'SV-1', status: 'internal' }]);
       expect(await outbox.newEvents()).toEqual([]);
       const [ready] = await save(DEMO_TOKENS.svea, [{ guid: tryggCase, externalId: 'SV-1', status: 'ready' }]);
-      const [paid] = await save(DEMO_TOKENS.svea, [{ guid: tryggCase, externalId: 'SV-1', status: 'ready', isPaid: true }]);
+      const [paid] = await save(DEMO_TOKENS.svea, [
+        { guid: tryggCase, externalId: 'SV-1', status: 'ready', isPaid: true },
+      ]);
       const events = await outbox.newEvents();
       expect(events.map((event) => [event.type, event.audience, event.payload.isPaid])).toEqual([
         ['invoice.saved', { partnerId: 3 }, false],
@@ -313,14 +385,55 @@ export function invoicingSuite(infra: boolean): void {
       caseA = await bookCase(hub, DEMO_TOKENS.power);
       caseB = await bookCase(hub, DEMO_TOKENS.power);
       const early = await save(DEMO_TOKENS.nrc, [
-        { guid: caseA, externalId: 'F-1', status: 'draft', priceNet: 100, currency: 'NOK', isPaid: false, dueDate: '2026-01-10', customData: { region: 'north', priority: 1 }, details: [line] },
-        { guid: caseA, externalId: 'F-2', status: 'sent', priceNet: 200, currency: 'SEK', isPaid: true, dueDate: '2026-02-10', customData: { region: 'south', priority: 2 } },
+        {
+          guid: caseA,
+          externalId: 'F-1',
+          status: 'draft',
+          priceNet: 100,
+          currency: 'NOK',
+          isPaid: false,
+          dueDate: '2026-01-10',
+          customData: { region: 'north', priority: 1 },
+          details: [line],
+        },
+        {
+          guid: caseA,
+          externalId: 'F-2',
+          status: 'sent',
+          priceNet: 200,
+          currency: 'SEK',
+          isPaid: true,
+          dueDate: '2026-02-10',
+          customData: { region: 'south', priority: 2 },
+        },
       ]);
-      await knex.raw("update invoicing.invoices set created_at = created_at - interval '1 hour' where id in (?, ?)", early.map((invoice) => invoice.id));
+      await knex.raw(
+        "update invoicing.invoices set created_at = created_at - interval '1 hour' where id in (?, ?)",
+        early.map((invoice) => invoice.id),
+      );
       between = new Date(Date.now() - 30 * 60_000).toISOString();
       const late = await save(DEMO_TOKENS.nrc, [
-        { guid: caseB, externalId: 'F-3', type: 'credit note', linkedInvoice: undefined, status: 'sent', priceNet: 300, currency: 'NOK', isSent: true, dueDate: '2026-03-10', customData: { region: 'north', priority: 2 } },
-        { guid: caseB, externalId: 'F-4', status: null, priceNet: 400, currency: 'EUR', customData: { region: 'north' }, details: [{ ...line, name: 'Battery' }] },
+        {
+          guid: caseB,
+          externalId: 'F-3',
+          type: 'credit note',
+          linkedInvoice: undefined,
+          status: 'sent',
+          priceNet: 300,
+          currency: 'NOK',
+          isSent: true,
+          dueDate: '2026-03-10',
+          customData: { region: 'north', priority: 2 },
+        },
+        {
+          guid: caseB,
+          externalId: 'F-4',
+          status: null,
+          priceNet: 400,
+          currency: 'EUR',
+          customData: { region: 'north' },
+          details: [{ ...line, name: 'Battery' }],
+        },
       ]);
       ids = Object.fromEntries([...early, ...late].map((invoice) => [invoice.externalId, invoice.id]));
     });
@@ -336,20 +449,29 @@ export function invoicingSuite(infra: boolean): void {
       const res = await find(DEMO_TOKENS.power, { filters: {} });
       expect(res.status).toBe(200);
       expect(Object.keys(res.body).sort()).toEqual(['data', 'pagination']);
-      expect(res.body.pagination).toEqual({ count: 4, offset: 0 });
-      expect(res.body.data.map((invoice: { externalId: string }) => invoice.externalId)).toEqual(['F-1', 'F-2', 'F-3', 'F-4']);
+      expect(res.body.pagination).toEqual({ count: 4, offset: 0, next: null });
+      expect(res.body.data.map((invoice: { externalId: string }) => invoice.externalId)).toEqual([
+        'F-1',
+        'F-2',
+        'F-3',
+        'F-4',
+      ]);
       expect(res.body.data[0].case).toEqual(await caseCore(caseA));
       expect(res.body.data[3].case).toEqual(await caseCore(caseB));
       expect(res.body.data[0].id).toBe(ids['F-1']);
     });
 
-    it("only ever finds invoices of cases the caller may see, counts included", async () => {
+    it('only ever finds invoices of cases the caller may see, counts included', async () => {
       // Power sees its two cases' invoices although Nordic Repair Center also invoiced Elkjøp.
       expect(await found({})).toEqual(['F-1', 'F-2', 'F-3', 'F-4']);
       expect(await found({ externalId: 'INV-1' })).toEqual([]);
       expect(await found({ externalId: 'F-1' }, DEMO_TOKENS.elkjop)).toEqual([]);
       expect(await found({ externalId: 'SHARED-1' }, DEMO_TOKENS.trygg)).toEqual(['SHARED-1']);
-      expect(await found({ externalId: { $in: ['F-1', 'SHARED-1', 'INV-1'] } }, DEMO_TOKENS.nrc)).toEqual(['F-1', 'INV-1', 'SHARED-1']);
+      expect(await found({ externalId: { $in: ['F-1', 'SHARED-1', 'INV-1'] } }, DEMO_TOKENS.nrc)).toEqual([
+        'F-1',
+        'INV-1',
+        'SHARED-1',
+      ]);
       expect(await found({ externalId: { $in: ['F-1', 'SHARED-1'] } }, DEMO_TOKENS.svea)).toEqual(['SHARED-1']);
       expect(await found({ externalId: { $in: ['F-1', 'SHARED-1'] } }, DEMO_TOKENS.fixit)).toEqual([]);
     });
@@ -374,37 +496,127 @@ export function invoicingSuite(infra: boolean): void {
       expect(await found({ createdAt: { $gt: between } })).toEqual(['F-3', 'F-4']);
       expect(await found({ createdAt: { $lt: between } })).toEqual(['F-1', 'F-2']);
       expect(await found({ updatedAt: { $gte: '2000-01-01' } })).toEqual(['F-1', 'F-2', 'F-3', 'F-4']);
-      expect(await found({ createdAt: { $gt: between }, customData: { region: 'north' }, currency: 'NOK' })).toEqual(['F-3']);
+      expect(await found({ createdAt: { $gt: between }, customData: { region: 'north' }, currency: 'NOK' })).toEqual([
+        'F-3',
+      ]);
     });
 
     it('pages with offset and limit, counting all matches', async () => {
-      const page = await find(DEMO_TOKENS.power, { filters: { customData: { region: 'north' } }, pagination: { offset: 1, limit: 1 } });
+      const page = await find(DEMO_TOKENS.power, {
+        filters: { customData: { region: 'north' } },
+        pagination: { offset: 1, limit: 1 },
+      });
       expect(page.status).toBe(200);
-      expect(page.body.pagination).toEqual({ count: 3, offset: 1 });
+      expect(page.body.pagination).toEqual({ count: 3, offset: 1, next: expect.any(String) });
       expect(page.body.data.map((invoice: { externalId: string }) => invoice.externalId)).toEqual(['F-3']);
       const beyond = await find(DEMO_TOKENS.power, { pagination: { offset: 10 } });
-      expect(beyond.body).toEqual({ data: [], pagination: { count: 4, offset: 10 } });
+      expect(beyond.body).toEqual({ data: [], pagination: { count: 4, offset: 10, next: null } });
+    });
+
+    it('pages after a cursor in created order, counting the invoices before each page as its offset', async () => {
+      const filters = { customData: { region: 'north' } };
+      const all = await find(DEMO_TOKENS.power, { filters, pagination: { limit: 100 } });
+      const walked: string[] = [];
+      const offsets: number[] = [];
+      let pagination: Record<string, unknown> = { limit: 1 };
+      for (;;) {
+        const page = await find(DEMO_TOKENS.power, { filters, pagination });
+        expect(page.status).toBe(200);
+        expect(page.body.pagination.count).toBe(3);
+        walked.push(...page.body.data.map((invoice: { externalId: string }) => invoice.externalId));
+        offsets.push(page.body.pagination.offset);
+        if (page.body.pagination.next === null) break;
+        pagination = { limit: 1, after: page.body.pagination.next };
+      }
+      expect(walked).toEqual(all.body.data.map((invoice: { externalId: string }) => invoice.externalId));
+      expect(offsets).toEqual([0, 1, 2]);
+    });
+
+    it('keeps invoices created in the same millisecond apart across pages', async () => {
+      // Postgres keeps microseconds: a cursor rounded to the millisecond would skip or repeat these.
+      const saved = await save(
+        DEMO_TOKENS.nrc,
+        ['MICRO-1', 'MICRO-2', 'MICRO-3'].map((externalId) => ({
+          guid: elkjopCase2,
+          externalId,
+          customData: { batch: 'microseconds' },
+        })),
+      );
+      await knex.raw(
+        "update invoicing.invoices set created_at = timestamptz '2020-01-01 00:00:00.000900' - (id % 3) * interval '1 microsecond' where id in (?, ?, ?)",
+        saved.map((invoice) => invoice.id),
+      );
+      const filters = { customData: { batch: 'microseconds' } };
+      const walked: string[] = [];
+      let pagination: Record<string, unknown> = { limit: 1 };
+      for (let page = 0; page < 3; page++) {
+        const res = await find(DEMO_TOKENS.elkjop, { filters, pagination });
+        walked.push(...res.body.data.map((invoice: { externalId: string }) => invoice.externalId));
+        pagination = { limit: 1, after: res.body.pagination.next };
+      }
+      const expected = (await knex('invoicing.invoices')
+        .whereIn(
+          'id',
+          saved.map((invoice) => invoice.id),
+        )
+        .orderBy([{ column: 'created_at' }, { column: 'id' }])
+        .pluck('external_id')) as string[];
+      expect(new Set(expected).size).toBe(3);
+      expect(walked).toEqual(expected);
+    });
+
+    it('refuses a cursor it did not make, and a cursor beside an offset, naming the field', async () => {
+      const next = (await find(DEMO_TOKENS.power, { pagination: { limit: 1 } })).body.pagination.next;
+      const cursor = (values: unknown[]) => Buffer.from(JSON.stringify(values)).toString('base64url');
+      const cases: Array<[unknown, Record<string, string[]>]> = [
+        [{ pagination: { after: 'not a cursor' } }, { 'pagination.after': ['Wrong format'] }],
+        [{ pagination: { after: cursor(['yesterday', 1]) } }, { 'pagination.after': ['Wrong format'] }],
+        [{ pagination: { after: cursor([1, 1]) } }, { 'pagination.after': ['Wrong format'] }],
+        [{ pagination: { after: cursor(['2026-01-01T00:00:00Z']) } }, { 'pagination.after': ['Wrong format'] }],
+        [{ pagination: { after: next, offset: 2 } }, { 'pagination.offset': ['Leave out offset when after is given'] }],
+      ];
+      for (const [body, details] of cases) {
+        const res = await find(DEMO_TOKENS.power, body);
+        expect({ body, status: res.status, answer: res.body }).toEqual({
+          body,
+          status: 400,
+          answer: { error: { message: 'Fields validation failed', details } },
+        });
+      }
     });
 
     it('takes 10 invoices by default and refuses a limit over 100', async () => {
       await save(
         DEMO_TOKENS.nrc,
-        Array.from({ length: 8 }, (_, index) => ({ guid: caseA, externalId: `PAGE-${index}`, customData: { batch: 'paging' } })),
+        Array.from({ length: 8 }, (_, index) => ({
+          guid: caseA,
+          externalId: `PAGE-${index}`,
+          customData: { batch: 'paging' },
+        })),
       );
       const first = await find(DEMO_TOKENS.power, {});
       expect(first.status).toBe(200);
-      expect(first.body.pagination).toEqual({ count: 12, offset: 0 });
+      expect(first.body.pagination).toEqual({ count: 12, offset: 0, next: expect.any(String) });
       expect(first.body.data).toHaveLength(10);
       const over = await find(DEMO_TOKENS.power, { pagination: { limit: 101 } });
       expect(over.status).toBe(400);
-      expect(over.body).toEqual({ error: { message: 'Fields validation failed', details: { 'pagination.limit': ['Must be at most 100'] } } });
+      expect(over.body).toEqual({
+        error: { message: 'Fields validation failed', details: { 'pagination.limit': ['Must be at most 100'] } },
+      });
       const negative = await find(DEMO_TOKENS.power, { pagination: { offset: -1 } });
       expect(negative.status).toBe(400);
       expect(negative.body.error.details).toEqual({ 'pagination.offset': ['Must be at least 0'] });
     });
 
     it('refuses a filter it cannot read with 400 naming it', async () => {
-      const res = await find(DEMO_TOKENS.power, { filters: { isActive: true, status: { $regex: '.*' }, createdAt: { $gt: 'soon' }, dueDate: { $gt: '0000-01-01' } } });
+      const res = await find(DEMO_TOKENS.power, {
+        filters: {
+          isActive: true,
+          status: { $regex: '.*' },
+          createdAt: { $gt: 'soon' },
+          dueDate: { $gt: '0000-01-01' },
+        },
+      });
       expect(res.status).toBe(400);
       expect(res.body).toEqual({
         error: {
@@ -441,7 +653,20 @@ export function invoicingSuite(infra: boolean): void {
       });
 
       it('covers every searchable field', () => {
-        expect([...textFields, 'guid', 'priceNet', 'dueDate', 'isSent', 'isPaid', 'createdAt', 'updatedAt', 'customData', 'details'].sort()).toEqual([...SEARCHABLE_FIELDS].sort());
+        expect(
+          [
+            ...textFields,
+            'guid',
+            'priceNet',
+            'dueDate',
+            'isSent',
+            'isPaid',
+            'createdAt',
+            'updatedAt',
+            'customData',
+            'details',
+          ].sort(),
+        ).toEqual([...SEARCHABLE_FIELDS].sort());
       });
 
       it.each(textFields)('matches %s literally, as a value, with each operator and in $in', async (field) => {
@@ -457,15 +682,18 @@ export function invoicingSuite(infra: boolean): void {
         }
       });
 
-      it.each(['guid', 'priceNet', 'dueDate', 'isSent', 'isPaid', 'createdAt', 'updatedAt'])('refuses injected text for %s as a wrong format', async (field) => {
-        for (const attack of attacks) {
-          const res = await find(DEMO_TOKENS.power, { filters: { [field]: { $eq: attack } } });
-          expect(res.status).toBe(400);
-          expect(res.body.error.details).toEqual({ [`filters.${field}.$eq`]: ['Wrong format'] });
-          const list = await find(DEMO_TOKENS.power, { filters: { [field]: { $in: [attack] } } });
-          expect(list.status).toBe(400);
-        }
-      });
+      it.each(['guid', 'priceNet', 'dueDate', 'isSent', 'isPaid', 'createdAt', 'updatedAt'])(
+        'refuses injected text for %s as a wrong format',
+        async (field) => {
+          for (const attack of attacks) {
+            const res = await find(DEMO_TOKENS.power, { filters: { [field]: { $eq: attack } } });
+            expect(res.status).toBe(400);
+            expect(res.body.error.details).toEqual({ [`filters.${field}.$eq`]: ['Wrong format'] });
+            const list = await find(DEMO_TOKENS.power, { filters: { [field]: { $in: [attack] } } });
+            expect(list.status).toBe(400);
+          }
+        },
+      );
 
       it('matches customData keys and values literally', async () => {
         for (const attack of attacks) {
@@ -487,7 +715,9 @@ export function invoicingSuite(infra: boolean): void {
 
       it('refuses injected field names and operators', async () => {
         for (const attack of attacks) {
-          const res = await find(DEMO_TOKENS.power, { filters: { [attack]: 'x', status: { [attack]: 'x' }, details: { [attack]: 'x' } } });
+          const res = await find(DEMO_TOKENS.power, {
+            filters: { [attack]: 'x', status: { [attack]: 'x' }, details: { [attack]: 'x' } },
+          });
           expect(res.status).toBe(400);
           expect(res.body.error.details[`filters.${attack}`]).toEqual(['Field is not accepted']);
           expect(res.body.error.details[`filters.status.${attack}`]).toEqual(['Field is not accepted']);
@@ -500,7 +730,13 @@ export function invoicingSuite(infra: boolean): void {
   describe('invoice statuses from the world', () => {
     it("follow a world load: a provider's list replaces its previous one", async () => {
       const world = {
-        providers: [{ id: 10, name: 'Nordic Repair Center', invoiceStatuses: [{ key: 'draft', name: 'Draft', sendToClient: true }] }],
+        providers: [
+          {
+            id: 10,
+            name: 'Nordic Repair Center',
+            invoiceStatuses: [{ key: 'draft', name: 'Draft', sendToClient: true }],
+          },
+        ],
       };
       const load = await hub.request('POST', '/api/admin/world', { token: DEMO_TOKENS.admin, body: { world } });
       expect(load.status).toBe(200);

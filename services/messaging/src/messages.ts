@@ -81,6 +81,13 @@ export function messageOut(row: MessageRow): CaseMessageOut {
   };
 }
 
+/** A message as v1 and v2 answered it: its type named `messageType` (renamed `type` in v3). */
+export function olderMessageOut({ type, ...message }: CaseMessageOut): Omit<CaseMessageOut, 'type'> & {
+  messageType: string;
+} {
+  return { ...message, messageType: type };
+}
+
 /** The party a caller acts for; only partners and providers write or confirm messages. */
 export function senderTypeOf(caller: Caller): SenderType {
   return caller.role === 'partner' ? 'partner' : 'provider';
@@ -95,17 +102,23 @@ export function isVisibleTo(caller: Caller, message: Pick<MessageRow, 'is_intern
  * Who hears of a new message: only the receiving party, never the sender, and nobody for an
  * internal note or while the case has no provider to receive it.
  */
-export function createdAudience(message: Pick<MessageRow, 'sender_type' | 'is_internal' | 'partner_id' | 'provider_id'>): Audience | null {
+export function createdAudience(
+  message: Pick<MessageRow, 'sender_type' | 'is_internal' | 'partner_id' | 'provider_id'>,
+): Audience | null {
   if (message.is_internal) return null;
-  if (message.sender_type === 'partner') return message.provider_id === null ? null : { providerId: message.provider_id };
+  if (message.sender_type === 'partner')
+    return message.provider_id === null ? null : { providerId: message.provider_id };
   if (message.sender_type === 'provider') return { partnerId: message.partner_id };
   return null;
 }
 
 /** Who hears that a message was confirmed: only the party that created it. */
-export function confirmedAudience(message: Pick<MessageRow, 'sender_type' | 'partner_id' | 'provider_id'>): Audience | null {
+export function confirmedAudience(
+  message: Pick<MessageRow, 'sender_type' | 'partner_id' | 'provider_id'>,
+): Audience | null {
   if (message.sender_type === 'partner') return { partnerId: message.partner_id };
-  if (message.sender_type === 'provider') return message.provider_id === null ? null : { providerId: message.provider_id };
+  if (message.sender_type === 'provider')
+    return message.provider_id === null ? null : { providerId: message.provider_id };
   return null;
 }
 

@@ -14,11 +14,19 @@ import {
   DOMAIN_EVENTS,
   FIELD_MESSAGES,
   FieldsValidationError,
+  IdempotencyMixin,
+  idempotencyKeysRetention,
   inTransaction,
+  keepIdempotentAnswer,
+  type OlderForm,
+  OlderPathsMixin,
   type OutboxDbService,
   OutboxMixin,
   visibleCase,
   writeEvent,
+  relayedEventsRetention,
+  RetentionMixin,
+  type ParamsOf,
 } from '@hub/shared';
 import {
   confirmedAudience,
@@ -28,9 +36,12 @@ import {
   MESSAGE_TYPES,
   type MessageRow,
   messageOut,
+  type CaseMessageOut,
+  olderMessageOut,
   parseDeclaredAt,
   senderTypeOf,
 } from './messages';
+import { CONFIRMED, MESSAGE_LIST, MESSAGE_LIST_OLDER, ONE_MESSAGE, ONE_MESSAGE_OLDER } from './responses';
 
 const SCHEMA = 'messaging';
 const MESSAGES = `${SCHEMA}.messages`;
@@ -38,23 +49,9 @@ const MESSAGES = `${SCHEMA}.messages`;
 /** Most ids one confirm call may name; a larger list is refused rather than half done. */
 const CONFIRM_MAX_IDS = 1000;
 
-export interface CreateMessageParams {
-  guid: string;
-  content?: string | null;
-  type: string;
-  declaredAt?: string | null;
-  externalId?: string | null;
-  parentMessageId?: number | null;
-  userEmail?: string | null;
-  userName?: string | null;
-  isInternal?: boolean;
-}
-export interface ListMessagesParams {
-  guid: string;
-}
-export interface ConfirmMessagesParams {
-  items: number[];
-}
+export type CreateMessageParams = ParamsOf<typeof CREATE_MESSAGE_PARAMS>;
+export type ListMessagesParams = ParamsOf<typeof LIST_MESSAGES_PARAMS>;
+export type ConfirmMessagesParams = ParamsOf<typeof CONFIRM_MESSAGES_PARAMS>;
 export interface ConfirmError {
   id: number;
   message: 'Not found' | 'No access';
@@ -62,28 +59,66 @@ export interface ConfirmError {
 
 type MessagingThis = OutboxDbService;
 
-const optionalText = (max: number) => ({ type: 'string', max, optional: true, nullable: true });
+const optionalText = (max: number) => ({ type: 'string', max, optional: true, nullable: true }) as const;
+
+const CREATE_MESSAGE_PARAMS = {
+  guid: 'uuid',
+  content: optionalText(65_535),
+  type: { type: 'enum', values: [...MESSAGE_TYPES] },
+  declaredAt: optionalText(64),
+  externalId: optionalText(512),
+  parentMessageId: { type: 'number', integer: true, positive: true, optional: true, nullable: true },
+  userEmail: optionalText(512),
+  userName: optionalText(512),
+  isInternal: { type: 'boolean', optional: true },
+} as const;
+const LIST_MESSAGES_PARAMS = { guid: 'uuid' } as const;
+const CONFIRM_MESSAGES_PARAMS = {
+  items: { type: 'array', max: CONFIRM_MAX_IDS, items: { type: 'number', integer: true, positive: true } },
+} as const;
+
+/** v1 and v2 (the root "Messages" page) name a message's type `messageType`, in and out. */
+const OLDER_CREATE: OlderForm = {
+  renamed: { type: 'messageType' },
+  answer: olderMessageOut,
+  response: ONE_MESSAGE_OLDER,
+};
+const OLDER_LIST: OlderForm = {
+  answer: (messages: CaseMessageOut[]) => messages.map(olderMessageOut),
+  response: MESSAGE_LIST_OLDER,
+};
 
 const MessagingService: ServiceSchema<ServiceSettingSchema, MessagingThis> = {
   name: 'messaging',
-  mixins: [DbMixin(SCHEMA, path.join(__dirname, 'migrations')), OutboxMixin(SCHEMA)],
+  mixins: [
+    DbMixin(SCHEMA, path.join(__dirname, 'migrations')),
+    OutboxMixin(SCHEMA),
+    RetentionMixin(SCHEMA, ({ retention, idempotencyKeyTtlMs }) => {
+      const outbox = relayedEventsRetention(SCHEMA, retention.relayedEventsMs);
+      const keys = idempotencyKeysRetention(SCHEMA, idempotencyKeyTtlMs);
+      return { rules: [outbox.rule, keys.rule], aged: [outbox.aged, keys.aged] };
+    }),
+    OlderPathsMixin({
+      create: { v1: OLDER_CREATE, v2: OLDER_CREATE },
+      list: { v1: OLDER_LIST, v2: OLDER_LIST },
+      confirm: { v2: {} },
+    }),
+    IdempotencyMixin(SCHEMA),
+  ],
   settings: { rest: '' },
+  metadata: {
+    description: 'Messages between the partner and the provider of a case, and their confirmation.',
+  },
 
   actions: {
     create: {
       rest: 'POST /v3/case-messages/create',
       access: ACCESS.PARTNER_PROVIDER,
-      params: {
-        guid: 'uuid',
-        content: optionalText(65_535),
-        type: { type: 'enum', values: [...MESSAGE_TYPES] },
-        declaredAt: optionalText(64),
-        externalId: optionalText(512),
-        parentMessageId: { type: 'number', integer: true, positive: true, optional: true, nullable: true },
-        userEmail: optionalText(512),
-        userName: optionalText(512),
-        isInternal: { type: 'boolean', optional: true },
-      },
+      summary: 'Send a message on a case',
+      description:
+        'The other party gets a webhook. A provider may write an internal note (`isInternal`): no webhook, and partners never see it. `declaredAt` defaults to now; `parentMessageId` answers a message of the same case.',
+      response: ONE_MESSAGE,
+      params: CREATE_MESSAGE_PARAMS,
       async handler(this: MessagingThis, ctx: Context<CreateMessageParams>) {
         const caller = callerOf(ctx);
         const { guid, parentMessageId } = ctx.params;
@@ -96,9 +131,10 @@ const MessagingService: ServiceSchema<ServiceSettingSchema, MessagingThis> = {
         if (Object.keys(details).length) throw new FieldsValidationError(details);
 
         const parties = await visibleCase(ctx, guid);
-        const row = await inTransaction(this.db.knex, async (trx) => {
+        const { message, told } = await inTransaction(this.db.knex, async (trx) => {
           if (parentMessageId) {
-            const parent = (await trx(MESSAGES).where({ id: parentMessageId }).first('guid', 'is_internal')) as Pick<MessageRow, 'guid' | 'is_internal'> | undefined;
+            const parent = (await trx(MESSAGES).where({ id: parentMessageId }).first('guid', 'is_internal')) as
+              Pick<MessageRow, 'guid' | 'is_internal'> | undefined;
             if (!parent || parent.guid !== guid || !isVisibleTo(caller, parent)) {
               throw new FieldsValidationError({ parentMessageId: [FIELD_MESSAGES.notAnOption] });
             }
@@ -121,21 +157,31 @@ const MessagingService: ServiceSchema<ServiceSettingSchema, MessagingThis> = {
               declared_at: declaredAt,
             })
             .returning('*')) as MessageRow[];
+          const created = messageOut(inserted);
           const audience = createdAudience(inserted);
           if (audience) {
-            await writeEvent(trx, SCHEMA, { type: DOMAIN_EVENTS.MESSAGE_CREATED, caseGuid: guid, audience, payload: { ...messageOut(inserted) } });
+            await writeEvent(trx, SCHEMA, {
+              type: DOMAIN_EVENTS.MESSAGE_CREATED,
+              caseGuid: guid,
+              audience,
+              payload: { ...created },
+            });
           }
-          return inserted;
+          await keepIdempotentAnswer(trx, ctx, created);
+          return { message: created, told: audience !== null };
         });
-        if (createdAudience(row)) this.relayOutbox();
-        return messageOut(row);
+        if (told) this.relayOutbox();
+        return message;
       },
     },
 
     list: {
       rest: 'GET /v3/case-messages',
       access: ACCESS.PARTNER_PROVIDER,
-      params: { guid: 'uuid' },
+      summary: "A case's messages",
+      description: 'Oldest first; a partner does not see internal notes.',
+      response: MESSAGE_LIST,
+      params: LIST_MESSAGES_PARAMS,
       async handler(this: MessagingThis, ctx: Context<ListMessagesParams>) {
         const caller = callerOf(ctx);
         const { guid } = ctx.params;
@@ -150,17 +196,25 @@ const MessagingService: ServiceSchema<ServiceSettingSchema, MessagingThis> = {
     confirm: {
       rest: 'POST /v3/case-messages/confirm',
       access: ACCESS.PARTNER_PROVIDER,
-      params: {
-        items: { type: 'array', max: CONFIRM_MAX_IDS, items: { type: 'number', integer: true, positive: true } },
-      },
+      summary: 'Confirm messages were read',
+      description:
+        'The body is an array of message ids. Confirms every one it can and names the others in `errors` (`Not found`, `No access`); nothing is rolled back. The sender of each confirmed message gets a webhook.',
+      response: CONFIRMED,
+      params: CONFIRM_MESSAGES_PARAMS,
       async handler(this: MessagingThis, ctx: Context<ConfirmMessagesParams>) {
         const caller = callerOf(ctx);
         const ids = [...new Set(ctx.params.items)];
         const found = ids.length
-          ? ((await this.db.knex(MESSAGES).whereIn('id', ids).select('id', 'guid', 'sender_type', 'is_internal')) as MessageRow[])
+          ? ((await this.db
+              .knex(MESSAGES)
+              .whereIn('id', ids)
+              .select('id', 'guid', 'sender_type', 'is_internal')) as MessageRow[])
           : [];
         const byId = new Map(found.map((row) => [row.id, row]));
-        const parties = await casePartiesOf(ctx, found.map((row) => row.guid));
+        const parties = await casePartiesOf(
+          ctx,
+          found.map((row) => row.guid),
+        );
 
         const errors: ConfirmError[] = [];
         const confirmable: number[] = [];
@@ -168,10 +222,12 @@ const MessagingService: ServiceSchema<ServiceSettingSchema, MessagingThis> = {
           const row = byId.get(id);
           const caseParties = row && parties.get(row.guid);
           if (!row || !isVisibleTo(caller, row)) errors.push({ id, message: 'Not found' });
-          else if (!caseParties || !canSeeCase(caller, caseParties) || !mayConfirm(caller, row)) errors.push({ id, message: 'No access' });
+          else if (!caseParties || !canSeeCase(caller, caseParties) || !mayConfirm(caller, row))
+            errors.push({ id, message: 'No access' });
           else confirmable.push(id);
         }
 
+        const answer = { success: true, errors, data: {} };
         if (confirmable.length) {
           const confirmed = await inTransaction(this.db.knex, async (trx) => {
             // Only rows confirmed now: a second confirm keeps the first confirmedAt and tells nobody again.
@@ -183,14 +239,20 @@ const MessagingService: ServiceSchema<ServiceSettingSchema, MessagingThis> = {
             for (const row of rows.sort((a, b) => a.id - b.id)) {
               const audience = confirmedAudience(row);
               if (audience) {
-                await writeEvent(trx, SCHEMA, { type: DOMAIN_EVENTS.MESSAGE_CONFIRMED, caseGuid: row.guid, audience, payload: { ...messageOut(row) } });
+                await writeEvent(trx, SCHEMA, {
+                  type: DOMAIN_EVENTS.MESSAGE_CONFIRMED,
+                  caseGuid: row.guid,
+                  audience,
+                  payload: { ...messageOut(row) },
+                });
               }
             }
+            await keepIdempotentAnswer(trx, ctx, answer);
             return rows.length;
           });
           if (confirmed) this.relayOutbox();
         }
-        return { success: true, errors, data: {} };
+        return answer;
       },
     },
   },

@@ -2,8 +2,24 @@
 import type { Caller } from '@hub/shared';
 import { confirmedAudience, createdAudience, isVisibleTo, mayConfirm, parseDeclaredAt } from '../src/messages';
 
-const partner: Caller = { accountId: 2, role: 'partner', name: 'p', partnerId: 1, providerId: null, canForceProvider: false };
-const provider: Caller = { accountId: 5, role: 'provider', name: 'q', partnerId: null, providerId: 10, canForceProvider: false };
+const partner: Caller = {
+  accountId: 2,
+  role: 'partner',
+  name: 'p',
+  partnerId: 1,
+  providerId: null,
+  canForceProvider: false,
+  allowAllProviders: false,
+};
+const provider: Caller = {
+  accountId: 5,
+  role: 'provider',
+  name: 'q',
+  partnerId: null,
+  providerId: 10,
+  canForceProvider: false,
+  allowAllProviders: false,
+};
 const message = { partner_id: 1, provider_id: 10, is_internal: false };
 
 describe('createdAudience', () => {
@@ -59,6 +75,7 @@ describe('parseDeclaredAt', () => {
   });
 
   it('refuses what is not a date', () => {
-    for (const value of ['yesterday', '2026-02-30', '2026-13-01', '2026-04-30T25:00', '1714470000']) expect(parseDeclaredAt(value, now)).toBeNull();
+    for (const value of ['yesterday', '2026-02-30', '2026-13-01', '2026-04-30T25:00', '1714470000'])
+      expect(parseDeclaredAt(value, now)).toBeNull();
   });
 });

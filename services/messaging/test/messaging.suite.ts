@@ -23,7 +23,11 @@ export function messagingSuite(infra: boolean): void {
   const outbox = outboxReader(() => knex, 'messaging');
 
   beforeAll(async () => {
-    ({ hub, knex, cases: [elkjopCase, powerCase, tryggCase] } = await startCaseRecordsHub('messaging', infra, [DEMO_TOKENS.elkjop, DEMO_TOKENS.power, DEMO_TOKENS.trygg]));
+    ({
+      hub,
+      knex,
+      cases: [elkjopCase, powerCase, tryggCase],
+    } = await startCaseRecordsHub('messaging', infra, [DEMO_TOKENS.elkjop, DEMO_TOKENS.power, DEMO_TOKENS.trygg]));
   });
   afterAll(() => hub.stop());
 
@@ -64,7 +68,24 @@ export function messagingSuite(infra: boolean): void {
       expect(res.status).toBe(200);
       const message = res.body;
       expect(Object.keys(message).sort()).toEqual(
-        ['caseId', 'confirmedAt', 'content', 'createdAt', 'declaredAt', 'externalId', 'guid', 'id', 'isInternal', 'parentMessageId', 'senderAccountId', 'senderType', 'type', 'updatedAt', 'userEmail', 'userName'].sort(),
+        [
+          'caseId',
+          'confirmedAt',
+          'content',
+          'createdAt',
+          'declaredAt',
+          'externalId',
+          'guid',
+          'id',
+          'isInternal',
+          'parentMessageId',
+          'senderAccountId',
+          'senderType',
+          'type',
+          'updatedAt',
+          'userEmail',
+          'userName',
+        ].sort(),
       );
       expect(message.id).toEqual(expect.any(Number));
       expect(message.caseId).toEqual(expect.any(Number));
@@ -86,7 +107,11 @@ export function messagingSuite(infra: boolean): void {
 
     it('tells only the provider of a partner message, with the record as payload', async () => {
       await outbox.skip();
-      const message = await create(DEMO_TOKENS.elkjop, { guid: elkjopCase, userName: 'Kari', userEmail: 'kari@example.com' });
+      const message = await create(DEMO_TOKENS.elkjop, {
+        guid: elkjopCase,
+        userName: 'Kari',
+        userEmail: 'kari@example.com',
+      });
       const events = await outbox.newEvents();
       expect(events).toHaveLength(1);
       expect(events[0].type).toBe('message.created');
@@ -128,7 +153,11 @@ export function messagingSuite(infra: boolean): void {
 
     it('links a reply to a message of the same case', async () => {
       const parent = await create(DEMO_TOKENS.elkjop, { guid: elkjopCase });
-      const reply = await create(DEMO_TOKENS.nrc, { guid: elkjopCase, parentMessageId: parent.id, type: 'customerCenterReply' });
+      const reply = await create(DEMO_TOKENS.nrc, {
+        guid: elkjopCase,
+        parentMessageId: parent.id,
+        type: 'customerCenterReply',
+      });
       expect(reply.parentMessageId).toBe(parent.id);
     });
 
@@ -137,24 +166,42 @@ export function messagingSuite(infra: boolean): void {
       for (const parentMessageId of [other.id, 987654321]) {
         const res = await post(DEMO_TOKENS.elkjop, { guid: elkjopCase, type: 'serviceComment', parentMessageId });
         expect(res.status).toBe(400);
-        expect(res.body).toEqual({ error: { message: 'Fields validation failed', details: { parentMessageId: ['Value is not present in possible options'] } } });
+        expect(res.body).toEqual({
+          error: {
+            message: 'Fields validation failed',
+            details: { parentMessageId: ['Value is not present in possible options'] },
+          },
+        });
       }
     });
 
     it('answers { error: { message } } for a missing guid', async () => {
       const res = await post(DEMO_TOKENS.elkjop, { type: 'serviceComment', content: 'x' });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ error: { message: 'Fields validation failed', details: { guid: ['Field is required'] } } });
+      expect(res.body).toEqual({
+        error: { message: 'Fields validation failed', details: { guid: ['Field is required'] } },
+      });
     });
 
     it('answers { error: { message } } for a malformed body', async () => {
-      const res = await hub.request('POST', '/api/v3/case-messages/create', { token: DEMO_TOKENS.elkjop, rawBody: '{"guid": ' });
+      const res = await hub.request('POST', '/api/v3/case-messages/create', {
+        token: DEMO_TOKENS.elkjop,
+        rawBody: '{"guid": ',
+      });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ error: { message: 'Fields validation failed', details: { body: ['Malformed JSON'] } } });
+      expect(res.body).toEqual({
+        error: { message: 'Fields validation failed', details: { body: ['Malformed JSON'] } },
+      });
     });
 
     it('refuses a type outside the ten, a malformed guid or declaredAt, and fields over their length', async () => {
-      const bad = await post(DEMO_TOKENS.elkjop, { guid: 'abc', type: 'chat', externalId: 'x'.repeat(513), userEmail: 'e'.repeat(513), userName: 'n'.repeat(513) });
+      const bad = await post(DEMO_TOKENS.elkjop, {
+        guid: 'abc',
+        type: 'chat',
+        externalId: 'x'.repeat(513),
+        userEmail: 'e'.repeat(513),
+        userName: 'n'.repeat(513),
+      });
       expect(bad.status).toBe(400);
       expect(bad.body.error.message).toBe('Fields validation failed');
       expect(bad.body.error.details).toEqual({
@@ -170,9 +217,24 @@ export function messagingSuite(infra: boolean): void {
     });
 
     it('accepts each of the ten types, and fields at their length limit', async () => {
-      const types = ['serviceComment', 'customerCenterReply', 'costProposalRejectRur', 'costProposalRejectScrap', 'statusRequest', 'spareParts', 'reminder', 'costProposal', 'shipment', 'forwarding'];
+      const types = [
+        'serviceComment',
+        'customerCenterReply',
+        'costProposalRejectRur',
+        'costProposalRejectScrap',
+        'statusRequest',
+        'spareParts',
+        'reminder',
+        'costProposal',
+        'shipment',
+        'forwarding',
+      ];
       for (const type of types) expect((await create(DEMO_TOKENS.elkjop, { guid: elkjopCase, type })).type).toBe(type);
-      const long = await create(DEMO_TOKENS.elkjop, { guid: elkjopCase, externalId: 'x'.repeat(512), userName: 'n'.repeat(512) });
+      const long = await create(DEMO_TOKENS.elkjop, {
+        guid: elkjopCase,
+        externalId: 'x'.repeat(512),
+        userName: 'n'.repeat(512),
+      });
       expect(long.externalId).toHaveLength(512);
     });
 
@@ -236,12 +298,16 @@ export function messagingSuite(infra: boolean): void {
     });
 
     it('answers 404 for a case the caller may not see and 400 without a guid', async () => {
-      const foreign = await hub.request('GET', `/api/v3/case-messages?guid=${elkjopCase}`, { token: DEMO_TOKENS.power });
+      const foreign = await hub.request('GET', `/api/v3/case-messages?guid=${elkjopCase}`, {
+        token: DEMO_TOKENS.power,
+      });
       expect(foreign.status).toBe(404);
       expect(foreign.body).toEqual({ error: { message: 'Case not found' } });
       const missing = await hub.request('GET', '/api/v3/case-messages', { token: DEMO_TOKENS.power });
       expect(missing.status).toBe(400);
-      expect(missing.body).toEqual({ error: { message: 'Fields validation failed', details: { guid: ['Field is required'] } } });
+      expect(missing.body).toEqual({
+        error: { message: 'Fields validation failed', details: { guid: ['Field is required'] } },
+      });
     });
   });
 
@@ -268,7 +334,9 @@ export function messagingSuite(infra: boolean): void {
       await outbox.skip();
       expect((await confirm(DEMO_TOKENS.nrc, [message.id])).body).toEqual({ success: true, errors: [], data: {} });
       const events = await outbox.newEvents();
-      expect(events.map((event) => [event.type, event.audience, event.payload.id])).toEqual([['message.confirmed', { partnerId: 1 }, message.id]]);
+      expect(events.map((event) => [event.type, event.audience, event.payload.id])).toEqual([
+        ['message.confirmed', { partnerId: 1 }, message.id],
+      ]);
     });
 
     it('keeps the first confirmedAt and tells nobody again', async () => {
@@ -279,7 +347,9 @@ export function messagingSuite(infra: boolean): void {
       const again = await confirm(DEMO_TOKENS.elkjop, [message.id]);
       expect(again.status).toBe(200);
       expect(again.body).toEqual({ success: true, errors: [], data: {} });
-      expect((await list(DEMO_TOKENS.elkjop, elkjopCase)).find((item) => item.id === message.id)!.confirmedAt).toBe(first);
+      expect((await list(DEMO_TOKENS.elkjop, elkjopCase)).find((item) => item.id === message.id)!.confirmedAt).toBe(
+        first,
+      );
       expect(await outbox.newEvents()).toEqual([]);
     });
 
@@ -311,17 +381,26 @@ export function messagingSuite(infra: boolean): void {
       const message = await create(DEMO_TOKENS.nrc, { guid: elkjopCase });
       const res = await confirm(DEMO_TOKENS.elkjop, [message.id, 'abc']);
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ error: { message: 'Fields validation failed', details: { '[1]': ['Wrong format'] } } });
-      expect((await list(DEMO_TOKENS.elkjop, elkjopCase)).find((item) => item.id === message.id)!.confirmedAt).toBeNull();
+      expect(res.body).toEqual({
+        error: { message: 'Fields validation failed', details: { '[1]': ['Wrong format'] } },
+      });
+      expect(
+        (await list(DEMO_TOKENS.elkjop, elkjopCase)).find((item) => item.id === message.id)!.confirmedAt,
+      ).toBeNull();
     });
 
     it('answers { error: { message } } with 400 for a body that is not an array of ids', async () => {
       const object = await confirm(DEMO_TOKENS.elkjop, { ids: [1] });
       expect(object.status).toBe(400);
       expect(object.body.error.message).toBe('Fields validation failed');
-      const malformed = await hub.request('POST', '/api/v3/case-messages/confirm', { token: DEMO_TOKENS.elkjop, rawBody: '[1,' });
+      const malformed = await hub.request('POST', '/api/v3/case-messages/confirm', {
+        token: DEMO_TOKENS.elkjop,
+        rawBody: '[1,',
+      });
       expect(malformed.status).toBe(400);
-      expect(malformed.body).toEqual({ error: { message: 'Fields validation failed', details: { body: ['Malformed JSON'] } } });
+      expect(malformed.body).toEqual({
+        error: { message: 'Fields validation failed', details: { body: ['Malformed JSON'] } },
+      });
     });
 
     it('confirms a message once when confirms race, telling the creator once', async () => {

@@ -13,14 +13,19 @@ import {
   type FieldDetails,
   FieldsValidationError,
   findNamed,
+  IdempotencyMixin,
+  idempotencyKeysRetention,
+  keepIdempotentAnswer,
   MODEL_ENTRY_RULES,
+  OlderPathsMixin,
   PG_ERRORS,
   inTransaction,
   type StoredReferences,
   type World,
+  RetentionMixin,
 } from '@hub/shared';
 import { References } from './references';
-import { resolveName, rowsTouchedBy, searchModels, writeBatch } from './registry';
+import { resolveName, rowsTouchedBy, searchModels, writeBatch } from './models.store';
 import {
   CONTAINS_MIN_LENGTH,
   type ModelRow,
@@ -32,6 +37,7 @@ import {
   MESSAGES,
   planBatch,
 } from './rules';
+import { MODELS } from './responses';
 
 type Reference = number | string;
 
@@ -82,18 +88,40 @@ function modelOut(row: ModelRow, references: References) {
 }
 
 /** Which entry and field a unique violation from a concurrent writer belongs to. */
-function uniqueViolationDetails(err: { constraint?: string; detail?: string }, entries: ModelWrite[]): FieldDetails | null {
-  const field = err.constraint === 'models_name_manufacturer' ? 'name' : err.constraint === 'models_mpn_manufacturer' ? 'mpn' : null;
+function uniqueViolationDetails(
+  err: { constraint?: string; detail?: string },
+  entries: ModelWrite[],
+): FieldDetails | null {
+  const field =
+    err.constraint === 'models_name_manufacturer'
+      ? 'name'
+      : err.constraint === 'models_mpn_manufacturer'
+        ? 'mpn'
+        : null;
   if (!field) return null;
   const key = /\)=\((.*), (\d+)\)/.exec(err.detail ?? '');
-  const index = key ? entries.findIndex((entry) => entry[field].toLowerCase() === key[1] && entry.manufacturerId === Number(key[2])) : -1;
+  const index = key
+    ? entries.findIndex((entry) => entry[field].toLowerCase() === key[1] && entry.manufacturerId === Number(key[2]))
+    : -1;
   return { [`items[${Math.max(index, 0)}].${field}`]: [field === 'name' ? MESSAGES.nameTaken : MESSAGES.mpnTaken] };
 }
 
 const ModelsService: ServiceSchema<ServiceSettingSchema, ModelsThis> = {
   name: 'models',
-  mixins: [DbMixin('models', path.join(__dirname, 'migrations'))],
+  mixins: [
+    DbMixin('models', path.join(__dirname, 'migrations')),
+    RetentionMixin('models', ({ idempotencyKeyTtlMs }) => {
+      const keys = idempotencyKeysRetention('models', idempotencyKeyTtlMs);
+      return { rules: [keys.rule], aged: [keys.aged] };
+    }),
+    OlderPathsMixin({ search: { v2: {} }, upsert: { v2: {} } }),
+    IdempotencyMixin('models'),
+  ],
   settings: { rest: '' },
+  metadata: {
+    description:
+      'The model registry: product models by manufacturer and product type, searched by name, part number or alias.',
+  },
   dependencies: ['catalog'],
 
   actions: {
@@ -101,6 +129,7 @@ const ModelsService: ServiceSchema<ServiceSettingSchema, ModelsThis> = {
       rest: 'GET /v3/models',
       access: ACCESS.ANY,
       summary: 'Search models',
+      response: MODELS,
       description: [
         '`manufacturer` and `productType` (id or name) and `mpn` (the whole mpn, ignoring case) filter; with no filter the answer is `[]`.',
         '`model` searches name, mpn and aliases ignoring case, ranked best first:',
@@ -120,7 +149,8 @@ const ModelsService: ServiceSchema<ServiceSettingSchema, ModelsThis> = {
         const { manufacturer, productType, limit } = ctx.params;
         const model = ctx.params.model?.trim() || undefined;
         const mpn = ctx.params.mpn?.trim() || undefined;
-        if (manufacturer === undefined && productType === undefined && model === undefined && mpn === undefined) return [];
+        if (manufacturer === undefined && productType === undefined && model === undefined && mpn === undefined)
+          return [];
 
         const filters = await References.load(ctx, {
           manufacturers: manufacturer === undefined ? [] : [manufacturer],
@@ -133,16 +163,29 @@ const ModelsService: ServiceSchema<ServiceSettingSchema, ModelsThis> = {
         if (productTypeRecord === null) details.productType = [FIELD_MESSAGES.notAnOption];
         if (Object.keys(details).length) throw new FieldsValidationError(details);
 
-        const rows = await searchModels(this.db.knex, { manufacturerId: manufacturerRecord?.id, productTypeId: productTypeRecord?.id, model, mpn, limit });
+        const rows = await searchModels(this.db.knex, {
+          manufacturerId: manufacturerRecord?.id,
+          productTypeId: productTypeRecord?.id,
+          model,
+          mpn,
+          limit,
+        });
         // The filter's records are known already; ask the catalog only for the others.
-        const missing = (ids: number[], known?: { id: number } | null) => [...new Set(ids)].filter((id) => id !== known?.id);
+        const missing = (ids: number[], known?: { id: number } | null) =>
+          [...new Set(ids)].filter((id) => id !== known?.id);
         const references =
           manufacturerRecord && productTypeRecord
             ? filters
             : (
                 await References.load(ctx, {
-                  manufacturers: missing(rows.map((row) => row.manufacturerId), manufacturerRecord),
-                  productTypes: missing(rows.map((row) => row.productTypeId), productTypeRecord),
+                  manufacturers: missing(
+                    rows.map((row) => row.manufacturerId),
+                    manufacturerRecord,
+                  ),
+                  productTypes: missing(
+                    rows.map((row) => row.productTypeId),
+                    productTypeRecord,
+                  ),
                 })
               ).adopt(filters);
         return rows.map((row) => modelOut(row, references));
@@ -152,11 +195,18 @@ const ModelsService: ServiceSchema<ServiceSettingSchema, ModelsThis> = {
     upsert: {
       rest: 'POST /v3/models',
       access: ACCESS.ANY,
+      summary: 'Create or update models',
+      description:
+        'Each model with an `id` updates that model (a rename needs it); one without is matched by name and manufacturer, else created. Name and mpn are unique per manufacturer: a clash is a 400 naming the entry. Answers the models written, in the order sent.',
+      response: MODELS,
       params: {
         items: {
           type: 'array',
           max: UPSERT_BATCH_MAX,
-          items: { type: 'object', props: { id: { type: 'number', integer: true, positive: true, optional: true }, ...MODEL_ENTRY_RULES } },
+          items: {
+            type: 'object',
+            props: { id: { type: 'number', integer: true, positive: true, optional: true }, ...MODEL_ENTRY_RULES },
+          },
         },
       },
       handler(this: ModelsThis, ctx: Context<UpsertParams>) {
@@ -186,14 +236,20 @@ const ModelsService: ServiceSchema<ServiceSettingSchema, ModelsThis> = {
         // References are sent whenever the file has models.
         if (!ctx.params.references) return true;
         const { manufacturers, productTypes } = ctx.params.references;
-        const writes: ModelWrite[] = ((ctx.params.world.models ?? []) as ModelIn[]).map(({ manufacturer, productType, ...fields }) => ({
-          ...fields,
-          manufacturerId: findNamed(manufacturers, manufacturer)?.id ?? 0,
-          productTypeId: findNamed(productTypes, productType)?.id ?? 0,
-        }));
+        const writes: ModelWrite[] = ((ctx.params.world.models ?? []) as ModelIn[]).map(
+          ({ manufacturer, productType, ...fields }) => ({
+            ...fields,
+            manufacturerId: findNamed(manufacturers, manufacturer)?.id ?? 0,
+            productTypeId: findNamed(productTypes, productType)?.id ?? 0,
+          }),
+        );
         const { details } = planBatch(writes, await rowsTouchedBy(this.db.knex, writes));
         if (Object.keys(details).length) {
-          throw new FieldsValidationError(Object.fromEntries(Object.entries(details).map(([field, messages]) => [field.replace(/^items/, 'models'), messages])));
+          throw new FieldsValidationError(
+            Object.fromEntries(
+              Object.entries(details).map(([field, messages]) => [field.replace(/^items/, 'models'), messages]),
+            ),
+          );
         }
         return true;
       },
@@ -237,12 +293,13 @@ const ModelsService: ServiceSchema<ServiceSettingSchema, ModelsThis> = {
       if (Object.keys(details).length) throw new FieldsValidationError(details);
 
       try {
-        const rows = await inTransaction(this.db.knex, async (trx) => {
+        return await inTransaction(this.db.knex, async (trx) => {
           const plan = planBatch(writes, await rowsTouchedBy(trx, writes));
           if (Object.keys(plan.details).length) throw new FieldsValidationError(plan.details);
-          return writeBatch(trx, plan.writes);
+          const upserted = (await writeBatch(trx, plan.writes)).map((row) => modelOut(row, references));
+          await keepIdempotentAnswer(trx, ctx, upserted);
+          return upserted;
         });
-        return rows.map((row) => modelOut(row, references));
       } catch (err) {
         if ((err as { code?: string }).code === PG_ERRORS.UNIQUE_VIOLATION) {
           const violation = uniqueViolationDetails(err as { constraint?: string; detail?: string }, writes);

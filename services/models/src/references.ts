@@ -34,7 +34,10 @@ export class References {
     const manufacturers = unique(wanted.manufacturers);
     const productTypes = unique(wanted.productTypes);
     if (!manufacturers.length && !productTypes.length) return references;
-    const answer = await ctx.call<ReferenceAnswer, ReferenceRequest>('catalog.modelReferences', { manufacturers, productTypes });
+    const answer = await ctx.call<ReferenceAnswer, ReferenceRequest>('catalog.modelReferences', {
+      manufacturers,
+      productTypes,
+    });
     remember(references.manufacturers, manufacturers, answer.manufacturers);
     remember(references.productTypes, productTypes, answer.productTypes);
     return references;
@@ -42,7 +45,8 @@ export class References {
 
   /** Takes in what another lookup of the same request found. */
   adopt(other: References): this {
-    for (const [key, record] of other.manufacturers) if (!this.manufacturers.get(key)) this.manufacturers.set(key, record);
+    for (const [key, record] of other.manufacturers)
+      if (!this.manufacturers.get(key)) this.manufacturers.set(key, record);
     for (const [key, record] of other.productTypes) if (!this.productTypes.get(key)) this.productTypes.set(key, record);
     return this;
   }
@@ -57,7 +61,11 @@ export class References {
 }
 
 /** Each record under the key it was asked by and under its id, which is how stored models name it. */
-function remember<T extends { id: number }>(into: Map<string, T | null>, keys: Array<number | string>, records: Array<T | null>): void {
+function remember<T extends { id: number }>(
+  into: Map<string, T | null>,
+  keys: Array<number | string>,
+  records: Array<T | null>,
+): void {
   keys.forEach((key, index) => {
     const record = records[index] ?? null;
     into.set(String(key).toLowerCase(), record);

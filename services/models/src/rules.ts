@@ -3,7 +3,7 @@
  * is matched to existing models and checked for the two uniqueness rules before anything is
  * written.
  */
-import { FIELD_MESSAGES, type FieldDetails } from '@hub/shared';
+import { escapeLike, FIELD_MESSAGES, type FieldDetails } from '@hub/shared';
 
 /** The most models a search answers with; the default is the spec's 10. */
 export const SEARCH_LIMIT_DEFAULT = 10;
@@ -59,13 +59,10 @@ export function searchTerms(query: string): SearchTerms | null {
   return {
     phrase,
     prefix: `${escapeLike(phrase)}%`,
-    contains: distinct.some((word) => word.length >= CONTAINS_MIN_LENGTH) ? distinct.map((word) => `%${escapeLike(word)}%`) : [],
+    contains: distinct.some((word) => word.length >= CONTAINS_MIN_LENGTH)
+      ? distinct.map((word) => `%${escapeLike(word)}%`)
+      : [],
   };
-}
-
-/** Makes text match itself literally inside a LIKE pattern. */
-export function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (char) => `\\${char}`);
 }
 
 /** One entry of a POST after its manufacturer and product type were resolved to ids. */
@@ -135,7 +132,9 @@ function mergeValues(entry: ModelWrite, current: ModelRow | undefined): ModelVal
 }
 
 function sameValues(values: ModelValues, row: ModelRow): boolean {
-  return (Object.keys(values) as Array<keyof ModelValues>).every((key) => JSON.stringify(values[key]) === JSON.stringify(row[key]));
+  return (Object.keys(values) as Array<keyof ModelValues>).every(
+    (key) => JSON.stringify(values[key]) === JSON.stringify(row[key]),
+  );
 }
 
 /**
@@ -143,7 +142,10 @@ function sameValues(values: ModelValues, row: ModelRow): boolean {
  * model an entry names by id, or whose (name, manufacturer) or (mpn, manufacturer) equals an
  * entry's. Field paths are `items[i].field`; the gateway shows them as `[i].field`.
  */
-export function planBatch(entries: ModelWrite[], existing: ModelRow[]): { writes: PlannedWrite[]; details: FieldDetails } {
+export function planBatch(
+  entries: ModelWrite[],
+  existing: ModelRow[],
+): { writes: PlannedWrite[]; details: FieldDetails } {
   const details: FieldDetails = {};
   const fail = (index: number, field: string, message: string) => {
     const messages = (details[`items[${index}].${field}`] ??= []);
@@ -185,7 +187,13 @@ export function planBatch(entries: ModelWrite[], existing: ModelRow[]): { writes
   const finalMpns = new Map<string, number>();
   entries.forEach((entry, index) => {
     if (unplaced.has(index)) return;
-    const check = (field: 'name' | 'mpn', seen: Map<string, number>, stored: Map<string, ModelRow>, taken: string, twice: string) => {
+    const check = (
+      field: 'name' | 'mpn',
+      seen: Map<string, number>,
+      stored: Map<string, ModelRow>,
+      taken: string,
+      twice: string,
+    ) => {
       const key = keyOf(entry[field], entry.manufacturerId);
       if (seen.has(key)) fail(index, field, twice);
       else seen.set(key, index);

@@ -91,13 +91,17 @@ describe('GET /api/v3/models', () => {
     expect(res.body).toEqual({
       error: {
         message: 'Fields validation failed',
-        details: { manufacturer: ['Value is not present in possible options'], productType: ['Value is not present in possible options'] },
+        details: {
+          manufacturer: ['Value is not present in possible options'],
+          productType: ['Value is not present in possible options'],
+        },
       },
     });
   });
 
   it('searches name, mpn and aliases by partial words, ignoring case', async () => {
-    const names = async (query: string) => (await search(`model=${encodeURIComponent(query)}`)).map((model: { name: string }) => model.name);
+    const names = async (query: string) =>
+      (await search(`model=${encodeURIComponent(query)}`)).map((model: { name: string }) => model.name);
     expect(await names('iphone pro')).toEqual(['iPhone 15 Pro']);
     expect(await names('PRO 15')).toEqual(['iPhone 15 Pro']);
     expect(await names('thinkp carb')).toEqual(['ThinkPad X1 Carbon Gen 11']);
@@ -143,8 +147,13 @@ describe('GET /api/v3/models', () => {
 
   it('ranks models that only hold the words after those starting with the query, within the limit', async () => {
     const stem = fresh('Fill').toLowerCase();
-    await post([entry({ name: `${stem} one`, mpn: `${stem}-1` }), entry({ name: `${stem} two`, mpn: `${stem}-2` }), entry({ name: `Holds ${stem}`, mpn: `h-${stem}` })]);
-    const names = async (limit: number) => (await search(`model=${encodeURIComponent(stem)}&limit=${limit}`)).map((model: { name: string }) => model.name);
+    await post([
+      entry({ name: `${stem} one`, mpn: `${stem}-1` }),
+      entry({ name: `${stem} two`, mpn: `${stem}-2` }),
+      entry({ name: `Holds ${stem}`, mpn: `h-${stem}` }),
+    ]);
+    const names = async (limit: number) =>
+      (await search(`model=${encodeURIComponent(stem)}&limit=${limit}`)).map((model: { name: string }) => model.name);
     expect(await names(2)).toEqual([`${stem} one`, `${stem} two`]);
     expect(await names(3)).toEqual([`${stem} one`, `${stem} two`, `Holds ${stem}`]);
   });
@@ -160,7 +169,9 @@ describe('GET /api/v3/models', () => {
     expect(found.some((name: string) => name.startsWith('Alias only'))).toBe(true);
     expect(found.some((name: string) => name.startsWith('Holds qz'))).toBe(false);
     // With a word of three characters the search looks inside names again.
-    expect((await search('model=QZ%20hol')).map((model: { name: string }) => model.name)).toEqual([expect.stringMatching(/^Holds qz/)]);
+    expect((await search('model=QZ%20hol')).map((model: { name: string }) => model.name)).toEqual([
+      expect.stringMatching(/^Holds qz/),
+    ]);
   });
 
   it('documents the ranking and its limits in the OpenAPI description', async () => {
@@ -175,13 +186,19 @@ describe('GET /api/v3/models', () => {
     expect((await search('mpn=sm-s921b')).map((model: { name: string }) => model.name)).toEqual(['Galaxy S24']);
     expect(await search('mpn=SM-S921')).toEqual([]);
     expect(await search('mpn=Galaxy%20S24')).toEqual([]);
-    expect((await search('mpn=MTUV3&manufacturer=1')).map((model: { name: string }) => model.name)).toEqual(['iPhone 15 Pro']);
+    expect((await search('mpn=MTUV3&manufacturer=1')).map((model: { name: string }) => model.name)).toEqual([
+      'iPhone 15 Pro',
+    ]);
     expect(await search('mpn=MTUV3&manufacturer=2')).toEqual([]);
   });
 
   it('answers 10 models by default, up to the maximum of 100 when asked', async () => {
     const stem = fresh('Limit');
-    await post(Array.from({ length: 12 }, (_, i) => entry({ name: `${stem} ${String(i).padStart(2, '0')}`, mpn: `${stem}-${i}` })));
+    await post(
+      Array.from({ length: 12 }, (_, i) =>
+        entry({ name: `${stem} ${String(i).padStart(2, '0')}`, mpn: `${stem}-${i}` }),
+      ),
+    );
     expect(await search(`model=${encodeURIComponent(stem)}`)).toHaveLength(10);
     expect(await search(`model=${encodeURIComponent(stem)}&limit=11`)).toHaveLength(11);
     expect(await search(`model=${encodeURIComponent(stem)}&limit=100`)).toHaveLength(12);
@@ -196,7 +213,17 @@ describe('POST /api/v3/models', () => {
   it('creates models and answers them as stored, value and weight with two decimals', async () => {
     const name = fresh('Bravia');
     const [created] = await post([
-      entry({ name, mpn: `${name}-mpn`, aliases: ['KD-55'], tags: ['tv', 7], countryOfOrigin: 'Malaysia', taricSE: '852872', taricNO: '85287200', value: '12.5', weight: '3' }),
+      entry({
+        name,
+        mpn: `${name}-mpn`,
+        aliases: ['KD-55'],
+        tags: ['tv', 7],
+        countryOfOrigin: 'Malaysia',
+        taricSE: '852872',
+        taricNO: '85287200',
+        value: '12.5',
+        weight: '3',
+      }),
     ]);
     expect(created).toEqual({
       id: expect.any(Number),
@@ -234,7 +261,12 @@ describe('POST /api/v3/models', () => {
     const [first] = await post([entry({ name, mpn: `${name}-1`, value: '100.00', countryOfOrigin: 'Japan' })]);
     const [second] = await post([entry({ name: name.toUpperCase(), mpn: `${name}-2`, value: '90.10' })]);
     expect(second.id).toBe(first.id);
-    expect(second).toMatchObject({ name: name.toUpperCase(), mpn: `${name}-2`, value: '90.10', countryOfOrigin: 'Japan' });
+    expect(second).toMatchObject({
+      name: name.toUpperCase(),
+      mpn: `${name}-2`,
+      value: '90.10',
+      countryOfOrigin: 'Japan',
+    });
     expect(await search(`model=${encodeURIComponent(name)}`)).toEqual([second]);
     const [cleared] = await post([entry({ name, mpn: `${name}-2`, countryOfOrigin: null })]);
     expect(cleared).toMatchObject({ id: first.id, countryOfOrigin: null, value: '90.10' });
@@ -245,7 +277,9 @@ describe('POST /api/v3/models', () => {
     const [sony] = await post([entry({ name, mpn: 'SAME-MPN' })]);
     const [lenovo] = await post([{ manufacturer: 3, productType: 2, name, mpn: 'SAME-MPN' }]);
     expect(lenovo.id).not.toBe(sony.id);
-    expect((await search(`model=${encodeURIComponent(name)}`)).map((model: { id: number }) => model.id).sort()).toEqual([sony.id, lenovo.id].sort());
+    expect((await search(`model=${encodeURIComponent(name)}`)).map((model: { id: number }) => model.id).sort()).toEqual(
+      [sony.id, lenovo.id].sort(),
+    );
   });
 
   it('renames a model only by its id', async () => {
@@ -260,7 +294,10 @@ describe('POST /api/v3/models', () => {
     const res = await hub.request('POST', '/api/v3/models', { token, body: [entry({ name: fresh('Other'), mpn })] });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({
-      error: { message: 'Fields validation failed', details: { '[0].mpn': ['A model with this mpn already exists for this manufacturer'] } },
+      error: {
+        message: 'Fields validation failed',
+        details: { '[0].mpn': ['A model with this mpn already exists for this manufacturer'] },
+      },
     });
   });
 
@@ -273,8 +310,16 @@ describe('POST /api/v3/models', () => {
     const name = fresh('Taken');
     await post([entry({ name, mpn: `${name}-mpn` })]);
     const innocent = fresh('Innocent');
-    const body = await post([entry({ name: innocent, mpn: `${innocent}-mpn` }), entry({ name: fresh('Thief'), mpn: `${name}-MPN` })], 400);
-    expect(body).toEqual({ error: { message: 'Fields validation failed', details: { '[1].mpn': ['A model with this mpn already exists for this manufacturer'] } } });
+    const body = await post(
+      [entry({ name: innocent, mpn: `${innocent}-mpn` }), entry({ name: fresh('Thief'), mpn: `${name}-MPN` })],
+      400,
+    );
+    expect(body).toEqual({
+      error: {
+        message: 'Fields validation failed',
+        details: { '[1].mpn': ['A model with this mpn already exists for this manufacturer'] },
+      },
+    });
     expect(await search(`model=${encodeURIComponent(innocent)}`)).toEqual([]);
   });
 
@@ -283,10 +328,18 @@ describe('POST /api/v3/models', () => {
     const [holder] = await post([entry({ name: taken, mpn: `${taken}-a` })]);
     const other = fresh('Mover');
     const [mover] = await post([entry({ name: other, mpn: `${other}-b` })]);
-    const body = await post([entry({ name: other, mpn: `${other}-b`, value: '1.00' }), entry({ id: mover.id, name: taken, mpn: `${other}-b` })], 400);
+    const body = await post(
+      [
+        entry({ name: other, mpn: `${other}-b`, value: '1.00' }),
+        entry({ id: mover.id, name: taken, mpn: `${other}-b` }),
+      ],
+      400,
+    );
     expect(body.error.details).toEqual({ '[1].id': ['Another entry of this batch changes the same model'] });
     const rename = await post([entry({ id: mover.id, name: taken.toLowerCase(), mpn: `${other}-b` })], 400);
-    expect(rename.error.details).toEqual({ '[0].name': ['A model with this name already exists for this manufacturer'] });
+    expect(rename.error.details).toEqual({
+      '[0].name': ['A model with this name already exists for this manufacturer'],
+    });
     const [unchanged] = await search(`model=${encodeURIComponent(other)}`);
     expect(unchanged).toMatchObject({ id: mover.id, name: other, value: null });
     expect((await search(`model=${encodeURIComponent(taken)}`))[0].id).toBe(holder.id);
@@ -295,7 +348,12 @@ describe('POST /api/v3/models', () => {
   it('refuses two entries of one batch with the same name or mpn for a manufacturer', async () => {
     const name = fresh('Twin');
     const body = await post(
-      [entry({ name, mpn: `${name}-1` }), entry({ name, mpn: `${name}-2` }), entry({ name: `${name} b`, mpn: `${name}-1` }), entry({ name: `${name} c`, mpn: `${name}-3` })],
+      [
+        entry({ name, mpn: `${name}-1` }),
+        entry({ name, mpn: `${name}-2` }),
+        entry({ name: `${name} b`, mpn: `${name}-1` }),
+        entry({ name: `${name} c`, mpn: `${name}-3` }),
+      ],
       400,
     );
     expect(body.error.details).toEqual({
@@ -309,8 +367,16 @@ describe('POST /api/v3/models', () => {
     const a = fresh('Swap');
     const [first] = await post([entry({ name: a, mpn: `${a}-1` })]);
     const b = fresh('Swap');
-    const body = await post([entry({ id: first.id, name: b, mpn: `${a}-1` }), entry({ name: fresh('Taker'), mpn: `${a}-1` })], 400);
-    expect(body.error.details).toEqual({ '[1].mpn': ['Another entry of this batch has the same mpn for this manufacturer', 'A model with this mpn already exists for this manufacturer'] });
+    const body = await post(
+      [entry({ id: first.id, name: b, mpn: `${a}-1` }), entry({ name: fresh('Taker'), mpn: `${a}-1` })],
+      400,
+    );
+    expect(body.error.details).toEqual({
+      '[1].mpn': [
+        'Another entry of this batch has the same mpn for this manufacturer',
+        'A model with this mpn already exists for this manufacturer',
+      ],
+    });
     const [renamed] = await post([entry({ id: first.id, name: b, mpn: `${a}-1` })]);
     const [taker] = await post([entry({ name: a, mpn: `${a}-2` })]);
     expect(taker.id).not.toBe(renamed.id);
@@ -319,7 +385,10 @@ describe('POST /api/v3/models', () => {
 
   it('does not need aliases to be unique', async () => {
     const alias = fresh('Alias');
-    const models = await post([entry({ name: fresh('One'), mpn: fresh('m'), aliases: [alias] }), entry({ name: fresh('Two'), mpn: fresh('m'), aliases: [alias, alias] })]);
+    const models = await post([
+      entry({ name: fresh('One'), mpn: fresh('m'), aliases: [alias] }),
+      entry({ name: fresh('Two'), mpn: fresh('m'), aliases: [alias, alias] }),
+    ]);
     expect(models).toHaveLength(2);
     expect(await search(`model=${encodeURIComponent(alias)}`)).toHaveLength(2);
   });
@@ -344,9 +413,25 @@ describe('POST /api/v3/models', () => {
   });
 
   it('names each missing field and each unknown reference by entry', async () => {
-    const body = await post([{ productType: 3, mpn: 'x' }, entry({ name: fresh('Ok'), mpn: fresh('m') }), { manufacturer: 'Nokla', productType: 'Fridge', name: 'n', mpn: 'm' }], 400);
-    expect(body.error.details).toEqual({ '[0].manufacturer': ['Field is required'], '[0].name': ['Field is required'] });
-    const unknown = await post([entry({ name: fresh('Ok'), mpn: fresh('m') }), { manufacturer: 'Nokla', productType: 'Fridge', name: 'n', mpn: 'm' }], 400);
+    const body = await post(
+      [
+        { productType: 3, mpn: 'x' },
+        entry({ name: fresh('Ok'), mpn: fresh('m') }),
+        { manufacturer: 'Nokla', productType: 'Fridge', name: 'n', mpn: 'm' },
+      ],
+      400,
+    );
+    expect(body.error.details).toEqual({
+      '[0].manufacturer': ['Field is required'],
+      '[0].name': ['Field is required'],
+    });
+    const unknown = await post(
+      [
+        entry({ name: fresh('Ok'), mpn: fresh('m') }),
+        { manufacturer: 'Nokla', productType: 'Fridge', name: 'n', mpn: 'm' },
+      ],
+      400,
+    );
     expect(unknown.error.details).toEqual({
       '[1].manufacturer': ['Value is not present in possible options'],
       '[1].productType': ['Value is not present in possible options'],
@@ -386,7 +471,8 @@ describe('world models', () => {
   });
 
   it('upserts the world file models, so loading it twice changes nothing', async () => {
-    const load = (body: unknown) => hub.request('POST', '/api/admin/world', { token: DEMO_TOKENS.admin, body: { world: body } });
+    const load = (body: unknown) =>
+      hub.request('POST', '/api/admin/world', { token: DEMO_TOKENS.admin, body: { world: body } });
     expect((await load(world('10.00'))).status).toBe(200);
     const [first] = await search('model=World%20TV%201');
     expect((await load(world('10.00'))).status).toBe(200);
@@ -396,8 +482,14 @@ describe('world models', () => {
   });
 
   it('refuses a world whose model is malformed, naming it', async () => {
-    const res = await hub.request('POST', '/api/admin/world', { token: DEMO_TOKENS.admin, body: { world: { models: [{ manufacturer: 6, productType: 3, name: 'x', mpn: 'y', value: 3.5, id: 4 }] } } });
+    const res = await hub.request('POST', '/api/admin/world', {
+      token: DEMO_TOKENS.admin,
+      body: { world: { models: [{ manufacturer: 6, productType: 3, name: 'x', mpn: 'y', value: 3.5, id: 4 }] } },
+    });
     expect(res.status).toBe(400);
-    expect(res.body.error.details).toEqual({ 'models[0].value': [expect.any(String)], 'models[0].id': ['is not a known key'] });
+    expect(res.body.error.details).toEqual({
+      'models[0].value': [expect.any(String)],
+      'models[0].id': ['is not a known key'],
+    });
   });
 });

@@ -21,8 +21,16 @@ const stored = (fields: Partial<ModelRow>): ModelRow => ({
 
 describe('search terms', () => {
   it('lower-cases, joins the words with one space, drops repeated words and escapes LIKE wildcards', () => {
-    expect(searchTerms('  Galaxy  S24 galaxy ')).toEqual({ phrase: 'galaxy s24 galaxy', prefix: 'galaxy s24 galaxy%', contains: ['%galaxy%', '%s24%'] });
-    expect(searchTerms('100% a_b c\\d')).toEqual({ phrase: '100% a_b c\\d', prefix: '100\\% a\\_b c\\\\d%', contains: ['%100\\%%', '%a\\_b%', '%c\\\\d%'] });
+    expect(searchTerms('  Galaxy  S24 galaxy ')).toEqual({
+      phrase: 'galaxy s24 galaxy',
+      prefix: 'galaxy s24 galaxy%',
+      contains: ['%galaxy%', '%s24%'],
+    });
+    expect(searchTerms('100% a_b c\\d')).toEqual({
+      phrase: '100% a_b c\\d',
+      prefix: '100\\% a\\_b c\\\\d%',
+      contains: ['%100\\%%', '%a\\_b%', '%c\\\\d%'],
+    });
     expect(searchTerms('   ')).toBeNull();
   });
 
@@ -48,8 +56,21 @@ describe('reference keys', () => {
 describe('planning a batch', () => {
   it('updates the model matched by name, keeps what an entry leaves out, and skips an entry that changes nothing', () => {
     const row = stored({ countryOfOrigin: 'Japan', value: '10.00' });
-    const changed = planBatch([{ name: 'BRAVIA x90', mpn: 'KD-55X90', manufacturerId: 6, productTypeId: 3, value: '12.00' }], [row]);
-    expect(changed).toEqual({ details: {}, writes: [{ kind: 'update', index: 0, id: 1, values: expect.objectContaining({ name: 'BRAVIA x90', countryOfOrigin: 'Japan', value: '12.00' }) }] });
+    const changed = planBatch(
+      [{ name: 'BRAVIA x90', mpn: 'KD-55X90', manufacturerId: 6, productTypeId: 3, value: '12.00' }],
+      [row],
+    );
+    expect(changed).toEqual({
+      details: {},
+      writes: [
+        {
+          kind: 'update',
+          index: 0,
+          id: 1,
+          values: expect.objectContaining({ name: 'BRAVIA x90', countryOfOrigin: 'Japan', value: '12.00' }),
+        },
+      ],
+    });
     const same = planBatch([{ name: 'Bravia X90', mpn: 'KD-55X90', manufacturerId: 6, productTypeId: 3 }], [row]);
     expect(same.writes).toEqual([{ kind: 'unchanged', index: 0, id: 1 }]);
   });

@@ -1,3 +1,3 @@
-import { searchIndexSuite } from './search-index';
+import { searchIndexSuite } from './search-index.suite';
 
 describe('registry indexes on the Postgres server', () => searchIndexSuite(true));

@@ -48,8 +48,10 @@ export interface RouteInput {
   modelNames?: string[];
 }
 
-type ListDimension = 'originatorType' | 'bookingType' | 'serviceType' | 'manufacturer' | 'productType' | 'serviceLocation';
-type ListField = 'originatorTypes' | 'bookingTypes' | 'serviceTypes' | 'manufacturers' | 'productTypes' | 'serviceLocations';
+type ListDimension =
+  'originatorType' | 'bookingType' | 'serviceType' | 'manufacturer' | 'productType' | 'serviceLocation';
+type ListField =
+  'originatorTypes' | 'bookingTypes' | 'serviceTypes' | 'manufacturers' | 'productTypes' | 'serviceLocations';
 
 /** The routing parameters in the spec's order, each with the competence list it is checked against. */
 const LIST_DIMENSIONS: Array<[ListDimension, ListField]> = [
@@ -61,7 +63,15 @@ const LIST_DIMENSIONS: Array<[ListDimension, ListField]> = [
 ];
 
 /** Parameter names in the order the spec lists routing inputs. */
-export const ROUTING_PARAMS = ['originatorType', 'bookingType', 'serviceType', 'manufacturer', 'productType', 'clientPostalCode', 'serviceLocation'] as const;
+export const ROUTING_PARAMS = [
+  'originatorType',
+  'bookingType',
+  'serviceType',
+  'manufacturer',
+  'productType',
+  'clientPostalCode',
+  'serviceLocation',
+] as const;
 
 function normalizePostalCode(code: string): string {
   return code.replace(/\s+/g, '').toUpperCase();
@@ -103,7 +113,9 @@ function acceptsParams(competence: Competence, input: RouteInput): boolean {
     listAccepts(competence.manufacturers, input.manufacturer) &&
     listAccepts(competence.productTypes, input.productType) &&
     listAccepts(competence.serviceLocations, input.serviceLocation) &&
-    (input.clientPostalCode === undefined || competence.postalCodes === null || competence.postalCodes.some((range) => postalCodeInRange(input.clientPostalCode!, range)))
+    (input.clientPostalCode === undefined ||
+      competence.postalCodes === null ||
+      competence.postalCodes.some((range) => postalCodeInRange(input.clientPostalCode!, range)))
   );
 }
 
@@ -125,7 +137,10 @@ export interface Options {
  */
 export function options(competences: Competence[], input: RouteInput): Options {
   const fields = ['serviceTypes', 'manufacturers', 'productTypes', 'serviceLocations', 'shippingMethods'] as const;
-  const sets = Object.fromEntries(fields.map((field) => [field, new Set<number>()])) as Record<(typeof fields)[number], Set<number> | null>;
+  const sets = Object.fromEntries(fields.map((field) => [field, new Set<number>()])) as Record<
+    (typeof fields)[number],
+    Set<number> | null
+  >;
   for (const competence of competences) {
     if (!acceptsParams(competence, input)) continue;
     for (const field of fields) {
@@ -142,6 +157,43 @@ export function options(competences: Competence[], input: RouteInput): Options {
     serviceLocations: sorted(sets.serviceLocations),
     shippingMethods: sorted(sets.shippingMethods),
   };
+}
+
+/** What each step of a booking's check offered; a step left undefined was not reached. */
+export type Offered = Partial<Options>;
+
+/**
+ * What a booking's values leave bookable, step by step in the order the lookups narrow: each
+ * list is asked with the values before it that the competences accept, and a step is reached
+ * only once the values it depends on are accepted (product type after manufacturer; location
+ * after service type, manufacturer and product type; shipping after location). `accepted` holds
+ * the values the competences took.
+ */
+export function narrowBooking(
+  competences: Competence[],
+  input: RouteInput,
+): { offered: Offered; accepted: RouteInput } {
+  const accept = (allowed: number[] | null, value: number | undefined) =>
+    value !== undefined && (allowed === null || allowed.includes(value)) ? value : undefined;
+  const accepted: RouteInput = {
+    originatorType: input.originatorType,
+    bookingType: input.bookingType,
+    clientPostalCode: input.clientPostalCode,
+  };
+  const offered: Offered = {};
+  offered.serviceTypes = options(competences, accepted).serviceTypes;
+  accepted.serviceType = accept(offered.serviceTypes, input.serviceType);
+  offered.manufacturers = options(competences, accepted).manufacturers;
+  accepted.manufacturer = accept(offered.manufacturers, input.manufacturer);
+  if (accepted.manufacturer === undefined) return { offered, accepted };
+  offered.productTypes = options(competences, accepted).productTypes;
+  accepted.productType = accept(offered.productTypes, input.productType);
+  if (accepted.serviceType === undefined || accepted.productType === undefined) return { offered, accepted };
+  offered.serviceLocations = options(competences, accepted).serviceLocations;
+  accepted.serviceLocation = accept(offered.serviceLocations, input.serviceLocation);
+  if (accepted.serviceLocation === undefined) return { offered, accepted };
+  offered.shippingMethods = options(competences, accepted).shippingMethods;
+  return { offered, accepted };
 }
 
 function constrainedDimensions(competence: Competence): number {
@@ -163,10 +215,13 @@ function listCovers<T>(outer: T[] | null, inner: T[] | null): boolean {
 function rangesCover(outer: PostalRange[] | null, inner: PostalRange[] | null): boolean {
   if (outer === null) return true;
   if (inner === null) return false;
-  return inner.every((range) => outer.some((wide) => comparePostalCodes(wide.from, range.from) <= 0 && comparePostalCodes(range.to, wide.to) <= 0));
+  return inner.every((range) =>
+    outer.some((wide) => comparePostalCodes(wide.from, range.from) <= 0 && comparePostalCodes(range.to, wide.to) <= 0),
+  );
 }
 
-export type Choice = { kind: 'chosen'; competence: Competence } | { kind: 'notEnoughData'; paramsNeeded: string[] } | { kind: 'none' };
+export type Choice =
+  { kind: 'chosen'; competence: Competence } | { kind: 'notEnoughData'; paramsNeeded: string[] } | { kind: 'none' };
 
 /**
  * The best matching competence, if no value of an open parameter could let another one win: that
@@ -192,8 +247,18 @@ export function choose(competences: Competence[], input: RouteInput): Choice {
     for (const [param, field] of open) {
       if (!needed.has(param) && !listCovers<string | number>(best[field], other[field])) needed.add(param);
     }
-    if (input.clientPostalCode === undefined && !needed.has('clientPostalCode') && !rangesCover(best.postalCodes, other.postalCodes)) needed.add('clientPostalCode');
-    if (input.serviceLocation === undefined && !needed.has('serviceLocation') && !listCovers(best.serviceLocations, other.serviceLocations)) needed.add('serviceLocation');
+    if (
+      input.clientPostalCode === undefined &&
+      !needed.has('clientPostalCode') &&
+      !rangesCover(best.postalCodes, other.postalCodes)
+    )
+      needed.add('clientPostalCode');
+    if (
+      input.serviceLocation === undefined &&
+      !needed.has('serviceLocation') &&
+      !listCovers(best.serviceLocations, other.serviceLocations)
+    )
+      needed.add('serviceLocation');
   }
   if (needed.size) return { kind: 'notEnoughData', paramsNeeded: ROUTING_PARAMS.filter((param) => needed.has(param)) };
   return { kind: 'chosen', competence: best };

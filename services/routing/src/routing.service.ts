@@ -16,27 +16,47 @@ import {
   inTransaction,
   isServiceRunning,
   NotEnoughDataError,
+  OlderPathsMixin,
+  type ParamsOf,
   type World,
   WorldCacheMixin,
+  RetentionMixin,
+  CHOICE_RULES,
+  optionalRule,
 } from '@hub/shared';
-import { choose, type Competence, options, type RouteInput } from './choice';
-import { applyCompetences, findCompetences } from './competences';
+import { type Choice, choose, type Competence, narrowBooking, type Offered, options, type RouteInput } from './choice';
+import { applyCompetences, findCompetences } from './competences.store';
+import { ROUTING_ANSWER, ROUTING_ANSWER_V2 } from './responses';
 
-export interface RoutingParams {
-  originatorType?: string;
-  bookingType?: string;
-  serviceType?: number;
-  manufacturer?: string;
-  productType?: string;
-  clientPostalCode?: string;
-  serviceLocation?: number;
-  model?: string;
-}
-export interface RouteParams extends RoutingParams {
-  partnerId: number;
-}
+export type RoutingParams = ParamsOf<typeof ROUTING_PARAMS>;
+export type RouteParams = ParamsOf<typeof ROUTE_PARAMS>;
 export interface OptionsParams extends Omit<RouteInput, 'modelNames'> {
   partnerId: number;
+}
+export interface DecideParams extends OptionsParams {
+  model?: string;
+  route: boolean;
+}
+/** A routing choice as data (not thrown), so the caller can put its own checks' errors first. */
+export type Decision =
+  | { kind: 'chosen'; providerId: number; serviceProviderCompetence: ProviderCompetenceOut }
+  | Exclude<Choice, { kind: 'chosen' }>;
+export interface DecideAnswer {
+  offered: Offered;
+  decision: Decision | null;
+}
+type ProviderCompetenceOut = ReturnType<typeof providerCompetenceOut>;
+
+/** The chosen competence as a case records it (the Routing answer's serviceProviderCompetence). */
+function providerCompetenceOut(chosen: Competence) {
+  return {
+    sesam: chosen.sesam,
+    persDep: chosen.persDep,
+    departmentId: chosen.departmentId,
+    primarySesam: chosen.primary,
+    id: chosen.id,
+    overrideCode: chosen.overrideCode,
+  };
 }
 
 interface NamedOut {
@@ -61,36 +81,62 @@ interface PartyOut {
   contactData: unknown;
 }
 
-const originatorType = { type: 'enum', values: ['private', 'helpdesk'], optional: true };
-const bookingType = { type: 'enum', values: ['companyToPrivate', 'privateToPrivate'], optional: true };
-const id = { type: 'number', integer: true, positive: true, optional: true };
-// An id or a name; numbers from internal callers become text and are read back as ids.
-const idOrName = { type: 'string', min: 1, max: 255, convert: true, optional: true };
-const postalCode = { type: 'string', trim: true, min: 3, max: 10, optional: true };
+const ROUTING_PARAMS = {
+  originatorType: optionalRule(CHOICE_RULES.originatorType),
+  bookingType: optionalRule(CHOICE_RULES.bookingType),
+  serviceType: optionalRule(CHOICE_RULES.id),
+  manufacturer: optionalRule(CHOICE_RULES.idOrName),
+  productType: optionalRule(CHOICE_RULES.idOrName),
+  clientPostalCode: optionalRule(CHOICE_RULES.postalCode),
+  serviceLocation: optionalRule(CHOICE_RULES.id),
+  model: optionalRule(CHOICE_RULES.model),
+} as const;
+const ROUTE_PARAMS = { partnerId: 'number|integer|positive', ...ROUTING_PARAMS } as const;
+/** A case's choice as ids, after the catalog resolved its names. */
+const OPTIONS_PARAMS = {
+  partnerId: 'number|integer|positive',
+  originatorType: ROUTING_PARAMS.originatorType,
+  bookingType: ROUTING_PARAMS.bookingType,
+  serviceType: optionalRule(CHOICE_RULES.id),
+  manufacturer: optionalRule(CHOICE_RULES.id),
+  productType: optionalRule(CHOICE_RULES.id),
+  clientPostalCode: ROUTING_PARAMS.clientPostalCode,
+  serviceLocation: optionalRule(CHOICE_RULES.id),
+} as const;
+const DECIDE_PARAMS = { ...OPTIONS_PARAMS, model: ROUTING_PARAMS.model, route: 'boolean' } as const;
 
-const routingParams = {
-  originatorType,
-  bookingType,
-  serviceType: id,
-  manufacturer: idOrName,
-  productType: idOrName,
-  clientPostalCode: postalCode,
-  serviceLocation: id,
-  model: { type: 'string', min: 1, max: 255, optional: true },
-};
-
-type RoutingThis = Service & DbService;
+type RoutingThis = Service &
+  DbService & {
+    /** The names a case's model is known by: as sent, and its registry name when the registry knows it. */
+    modelInput(ctx: Context, model: string, input: RouteInput): Promise<RouteInput>;
+  };
 
 const RoutingService: ServiceSchema<ServiceSettingSchema, RoutingThis> = {
   name: 'routing',
-  mixins: [DbMixin('routing', path.join(__dirname, 'migrations')), WorldCacheMixin],
+  mixins: [
+    DbMixin('routing', path.join(__dirname, 'migrations')),
+    RetentionMixin('routing'),
+    WorldCacheMixin,
+    // The documentation shows routing's answer bare (Reference data, the form v3 answers) and
+    // wrapped in `data` (Other): the v2 path answers the wrapped one.
+    OlderPathsMixin({
+      find: { v2: { answer: (found: unknown) => ({ data: found }), response: ROUTING_ANSWER_V2 } },
+    }),
+  ],
   settings: { rest: '' },
+  metadata: {
+    description: 'Which provider takes a case with given parameters, with the competences that decide it.',
+  },
 
   actions: {
     find: {
       rest: 'GET /v3/routing',
       access: ACCESS.PARTNER,
-      params: routingParams,
+      summary: 'The provider that takes a case',
+      description:
+        "Chooses among the calling partner's competences for the case parameters given, as a booking would. When the parameters cannot decide yet, a 400 `Not enough data` names the ones needed (`paramsNeeded`); when no competence can take the case, a 404 `Can't process this case`.",
+      response: ROUTING_ANSWER,
+      params: ROUTING_PARAMS,
       handler(this: RoutingThis, ctx: Context<RoutingParams>) {
         return ctx.call('routing.route', { ...ctx.params, partnerId: callerOf(ctx).partnerId });
       },
@@ -99,7 +145,7 @@ const RoutingService: ServiceSchema<ServiceSettingSchema, RoutingThis> = {
     /** Internal: the routing decision for a partner's case parameters (booking calls it). */
     route: {
       visibility: 'public',
-      params: { partnerId: 'number|integer|positive', ...routingParams },
+      params: ROUTE_PARAMS,
       async handler(this: RoutingThis, ctx: Context<RouteParams>) {
         const { partnerId, model, ...given } = ctx.params;
         const reference = await ctx.call<BookingReferenceOut, object>('catalog.bookingReference', {
@@ -123,27 +169,17 @@ const RoutingService: ServiceSchema<ServiceSettingSchema, RoutingThis> = {
           clientPostalCode: given.clientPostalCode,
           serviceLocation: reference.serviceLocation?.id,
         };
-        if (model !== undefined) {
-          input.modelNames = [model];
-          // A registered model also says its manufacturer and product type when the case did not.
-          if (isServiceRunning(this.broker, 'models')) {
-            const found = await ctx.call<ResolvedModel | null, { name: string }>('models.resolveName', { name: model });
-            if (found) {
-              input.modelNames.push(found.name);
-              input.manufacturer ??= found.manufacturerId ?? undefined;
-              input.productType ??= found.productTypeId ?? undefined;
-            }
-          }
-        }
-
         const competences = await ctx.call<Competence[], { partnerId: number }>('routing.competencesOf', { partnerId });
-        const choice = choose(competences, input);
+        const choice = choose(competences, model === undefined ? input : await this.modelInput(ctx, model, input));
         if (choice.kind === 'none') throw new CannotProcessCaseError();
         if (choice.kind === 'notEnoughData') throw new NotEnoughDataError(choice.paramsNeeded);
         const chosen = choice.competence;
 
         const [parties, shippingMethods] = await Promise.all([
-          ctx.call<{ partners: PartyOut[]; providers: PartyOut[] }, object>('catalog.parties', { partnerIds: [partnerId], providerIds: [chosen.providerId] }),
+          ctx.call<{ partners: PartyOut[]; providers: PartyOut[] }, object>('catalog.parties', {
+            partnerIds: [partnerId],
+            providerIds: [chosen.providerId],
+          }),
           ctx.call<unknown[], object>('catalog.shippingMethodsById', { ids: chosen.shippingMethods }),
         ]);
         const [partner] = parties.partners;
@@ -151,16 +187,43 @@ const RoutingService: ServiceSchema<ServiceSettingSchema, RoutingThis> = {
         return {
           servicePartner: { id: partnerId, name: partner?.name ?? null },
           servicePartnerCompetence: { overrideCode: null, ...(chosen.partnerCompetence ?? { id: chosen.id }) },
-          serviceProvider: { id: chosen.providerId, name: provider?.name ?? null, contactData: provider?.contactData ?? null },
-          serviceProviderCompetence: {
-            sesam: chosen.sesam,
-            persDep: chosen.persDep,
-            departmentId: chosen.departmentId,
-            primarySesam: chosen.primary,
-            id: chosen.id,
-            overrideCode: chosen.overrideCode,
+          serviceProvider: {
+            id: chosen.providerId,
+            name: provider?.name ?? null,
+            contactData: provider?.contactData ?? null,
           },
+          serviceProviderCompetence: providerCompetenceOut(chosen),
           shippingMethods,
+        };
+      },
+    },
+
+    /**
+     * Internal: a booking's whole check against the partner's competences in one call: what each
+     * step offers (see `narrowBooking`) and, when `route` is set and every step accepted the
+     * case's value, the routing choice as data. Values are ids the catalog has resolved.
+     */
+    decide: {
+      visibility: 'public',
+      params: DECIDE_PARAMS,
+      async handler(this: RoutingThis, ctx: Context<DecideParams>): Promise<DecideAnswer> {
+        const { partnerId, model, route, ...input } = ctx.params;
+        const competences = await ctx.call<Competence[], { partnerId: number }>('routing.competencesOf', { partnerId });
+        const { offered, accepted } = narrowBooking(competences, input);
+        if (!route || accepted.serviceLocation === undefined) return { offered, decision: null };
+        const choice = choose(
+          competences,
+          model === undefined ? accepted : await this.modelInput(ctx, model, accepted),
+        );
+        if (choice.kind !== 'chosen') return { offered, decision: choice };
+        const { competence } = choice;
+        return {
+          offered,
+          decision: {
+            kind: 'chosen',
+            providerId: competence.providerId,
+            serviceProviderCompetence: providerCompetenceOut(competence),
+          },
         };
       },
     },
@@ -168,17 +231,19 @@ const RoutingService: ServiceSchema<ServiceSettingSchema, RoutingThis> = {
     /** Internal: what the partner's competences still allow in each list (null: any value). */
     options: {
       visibility: 'public',
-      cache: { keys: ['partnerId', 'originatorType', 'bookingType', 'serviceType', 'manufacturer', 'productType', 'clientPostalCode', 'serviceLocation'] },
-      params: {
-        partnerId: 'number|integer|positive',
-        originatorType,
-        bookingType,
-        serviceType: id,
-        manufacturer: id,
-        productType: id,
-        clientPostalCode: postalCode,
-        serviceLocation: id,
+      cache: {
+        keys: [
+          'partnerId',
+          'originatorType',
+          'bookingType',
+          'serviceType',
+          'manufacturer',
+          'productType',
+          'clientPostalCode',
+          'serviceLocation',
+        ],
       },
+      params: OPTIONS_PARAMS,
       async handler(this: RoutingThis, ctx: Context<OptionsParams>) {
         const { partnerId, ...input } = ctx.params;
         const competences = await ctx.call<Competence[], { partnerId: number }>('routing.competencesOf', { partnerId });
@@ -203,6 +268,22 @@ const RoutingService: ServiceSchema<ServiceSettingSchema, RoutingThis> = {
         await inTransaction(this.db.knex, (trx) => applyCompetences(trx, ctx.params.world));
         return true;
       },
+    },
+  },
+
+  methods: {
+    async modelInput(this: RoutingThis, ctx: Context, model: string, input: RouteInput): Promise<RouteInput> {
+      const withModel: RouteInput = { ...input, modelNames: [model] };
+      // A registered model also says its manufacturer and product type when the case did not.
+      if (!isServiceRunning(this.broker, 'models')) return withModel;
+      const found = await ctx.call<ResolvedModel | null, { name: string }>('models.resolveName', { name: model });
+      if (!found) return withModel;
+      return {
+        ...withModel,
+        modelNames: [model, found.name],
+        manufacturer: withModel.manufacturer ?? found.manufacturerId ?? undefined,
+        productType: withModel.productType ?? found.productTypeId ?? undefined,
+      };
     },
   },
 };

@@ -2,7 +2,15 @@
  * The routing rules as pure functions: matching, ranking, the parameters needed, and options.
  */
 import fc from 'fast-check';
-import { choose, comparePostalCodes, type Competence, matches, options, postalCodeInRange } from '../src/choice';
+import {
+  choose,
+  comparePostalCodes,
+  type Competence,
+  matches,
+  narrowBooking,
+  options,
+  postalCodeInRange,
+} from '../src/choice';
 
 function competence(fields: Partial<Competence> & { id: number }): Competence {
   return {
@@ -60,7 +68,13 @@ describe('matches', () => {
   });
 
   it('checks the client postal code against the ranges', () => {
-    const rule = competence({ id: 1, postalCodes: [{ from: '0001', to: '1999' }, { from: '5000', to: '5999' }] });
+    const rule = competence({
+      id: 1,
+      postalCodes: [
+        { from: '0001', to: '1999' },
+        { from: '5000', to: '5999' },
+      ],
+    });
     expect(matches(rule, { clientPostalCode: '5500' })).toBe(true);
     expect(matches(rule, { clientPostalCode: '3000' })).toBe(false);
   });
@@ -89,7 +103,10 @@ describe('choose', () => {
     const oslo = competence({ id: 1, postalCodes: [{ from: '0001', to: '4999' }] });
     const bergen = competence({ id: 2, postalCodes: [{ from: '5000', to: '9999' }] });
     expect(choose([oslo, bergen], {})).toEqual({ kind: 'notEnoughData', paramsNeeded: ['clientPostalCode'] });
-    expect(choose([oslo, bergen], { clientPostalCode: '5100' })).toMatchObject({ kind: 'chosen', competence: { id: 2 } });
+    expect(choose([oslo, bergen], { clientPostalCode: '5100' })).toMatchObject({
+      kind: 'chosen',
+      competence: { id: 2 },
+    });
   });
 
   it('decides when the best accepts everything the others accept on every open parameter', () => {
@@ -107,9 +124,25 @@ describe('choose', () => {
   });
 
   it('never needs a parameter the input gives, and a chosen rule always matches (property)', () => {
-    const list = fc.option(fc.uniqueArray(fc.integer({ min: 1, max: 4 }), { minLength: 1, maxLength: 4 }), { nil: null });
-    const rule = fc.record({ id: fc.integer({ min: 1, max: 10_000 }), manufacturers: list, productTypes: list, serviceTypes: list, primary: fc.boolean(), priority: fc.integer({ min: 0, max: 3 }) });
-    const input = fc.record({ manufacturer: fc.integer({ min: 1, max: 4 }), productType: fc.integer({ min: 1, max: 4 }), serviceType: fc.integer({ min: 1, max: 4 }) }, { requiredKeys: [] });
+    const list = fc.option(fc.uniqueArray(fc.integer({ min: 1, max: 4 }), { minLength: 1, maxLength: 4 }), {
+      nil: null,
+    });
+    const rule = fc.record({
+      id: fc.integer({ min: 1, max: 10_000 }),
+      manufacturers: list,
+      productTypes: list,
+      serviceTypes: list,
+      primary: fc.boolean(),
+      priority: fc.integer({ min: 0, max: 3 }),
+    });
+    const input = fc.record(
+      {
+        manufacturer: fc.integer({ min: 1, max: 4 }),
+        productType: fc.integer({ min: 1, max: 4 }),
+        serviceType: fc.integer({ min: 1, max: 4 }),
+      },
+      { requiredKeys: [] },
+    );
     fc.assert(
       fc.property(fc.uniqueArray(rule, { selector: (entry) => entry.id, maxLength: 8 }), input, (rules, given) => {
         const competences = rules.map((entry) => competence(entry));
@@ -141,12 +174,72 @@ describe('options', () => {
   it('is the union of what the accepting rules allow, null where one accepts any value', () => {
     const a = competence({ id: 1, manufacturers: [1, 2], productTypes: [1], shippingMethods: [1] });
     const b = competence({ id: 2, manufacturers: [3], productTypes: [2], shippingMethods: [2, 3] });
-    expect(options([a, b], {})).toEqual({ serviceTypes: null, manufacturers: [1, 2, 3], productTypes: [1, 2], serviceLocations: null, shippingMethods: [1, 2, 3] });
+    expect(options([a, b], {})).toEqual({
+      serviceTypes: null,
+      manufacturers: [1, 2, 3],
+      productTypes: [1, 2],
+      serviceLocations: null,
+      shippingMethods: [1, 2, 3],
+    });
     expect(options([a, b], { productType: 2 })).toMatchObject({ manufacturers: [3], shippingMethods: [2, 3] });
-    expect(options([a, b], { productType: 9 })).toEqual({ serviceTypes: [], manufacturers: [], productTypes: [], serviceLocations: [], shippingMethods: [] });
+    expect(options([a, b], { productType: 9 })).toEqual({
+      serviceTypes: [],
+      manufacturers: [],
+      productTypes: [],
+      serviceLocations: [],
+      shippingMethods: [],
+    });
   });
 
   it('counts model-specific rules, as a lookup names no model', () => {
     expect(options([competence({ id: 1, models: ['X1'], manufacturers: [4] })], {}).manufacturers).toEqual([4]);
+  });
+});
+
+describe('narrowBooking', () => {
+  const rules = [
+    competence({
+      id: 1,
+      serviceTypes: [1],
+      manufacturers: [1],
+      productTypes: [1],
+      serviceLocations: [1],
+      shippingMethods: [1],
+    }),
+    competence({
+      id: 2,
+      serviceTypes: [2],
+      manufacturers: [2],
+      productTypes: [2],
+      serviceLocations: [2],
+      shippingMethods: [2],
+    }),
+  ];
+
+  it('asks each step with the values before it that were accepted, and offers shipping last', () => {
+    const { offered, accepted } = narrowBooking(rules, {
+      serviceType: 1,
+      manufacturer: 1,
+      productType: 1,
+      serviceLocation: 1,
+    });
+    expect(offered).toEqual({
+      serviceTypes: [1, 2],
+      manufacturers: [1],
+      productTypes: [1],
+      serviceLocations: [1],
+      shippingMethods: [1],
+    });
+    expect(accepted).toMatchObject({ serviceType: 1, manufacturer: 1, productType: 1, serviceLocation: 1 });
+  });
+
+  it('stops where a value is refused: no product type step without a manufacturer, no location without all three', () => {
+    expect(narrowBooking(rules, { serviceType: 1, manufacturer: 2, productType: 2 }).offered).toEqual({
+      serviceTypes: [1, 2],
+      manufacturers: [1],
+    });
+    const withoutServiceType = narrowBooking(rules, { serviceType: 9, manufacturer: 2, productType: 2 });
+    expect(withoutServiceType.offered).toEqual({ serviceTypes: [1, 2], manufacturers: [1, 2], productTypes: [2] });
+    expect(withoutServiceType.accepted).toMatchObject({ serviceType: undefined, manufacturer: 2, productType: 2 });
   });
 });

@@ -10,7 +10,8 @@ beforeAll(async () => {
 });
 afterAll(() => hub.stop());
 
-const full = 'originatorType=private&bookingType=companyToPrivate&serviceType=2&manufacturer=1&productType=1&serviceLocation=1';
+const full =
+  'originatorType=private&bookingType=companyToPrivate&serviceType=2&manufacturer=1&productType=1&serviceLocation=1';
 
 const route = (query: string, token = DEMO_TOKENS.elkjop) => hub.request('GET', `/api/v3/routing?${query}`, { token });
 
@@ -22,9 +23,20 @@ describe('routing output', () => {
     expect(res.body.servicePartnerCompetence).toEqual({ id: 501, overrideCode: null });
     expect(res.body.serviceProvider).toMatchObject({ id: 10, name: 'Nordic Repair Center' });
     expect(res.body.serviceProvider.contactData).toMatchObject({ city: 'Skedsmokorset', countryCode: 'NO' });
-    expect(res.body.serviceProviderCompetence).toEqual({ sesam: 'S-1001', persDep: 'OSL', departmentId: 101, primarySesam: true, id: 1, overrideCode: null });
+    expect(res.body.serviceProviderCompetence).toEqual({
+      sesam: 'S-1001',
+      persDep: 'OSL',
+      departmentId: 101,
+      primarySesam: true,
+      id: 1,
+      overrideCode: null,
+    });
     expect(res.body.shippingMethods.map((method: { id: number }) => method.id)).toEqual([1, 2, 3]);
-    expect(res.body.shippingMethods[0]).toEqual({ id: 1, name: 'PostNord pickup', properties: { requirePickupDate: true, goodsTypeList: ['parcel', 'pallet'] } });
+    expect(res.body.shippingMethods[0]).toEqual({
+      id: 1,
+      name: 'PostNord pickup',
+      properties: { requirePickupDate: true, goodsTypeList: ['parcel', 'pallet'] },
+    });
   });
 
   it('chooses by postal-code range', async () => {
@@ -35,7 +47,9 @@ describe('routing output', () => {
   });
 
   it('accepts manufacturer and product type by name or alias, case-insensitive', async () => {
-    const res = await route('originatorType=private&bookingType=companyToPrivate&serviceType=2&manufacturer=apple%20inc&productType=SMARTPHONE&serviceLocation=1&clientPostalCode=0150');
+    const res = await route(
+      'originatorType=private&bookingType=companyToPrivate&serviceType=2&manufacturer=apple%20inc&productType=SMARTPHONE&serviceLocation=1&clientPostalCode=0150',
+    );
     expect(res.status).toBe(200);
     expect(res.body.serviceProviderCompetence.id).toBe(1);
   });
@@ -43,7 +57,11 @@ describe('routing output', () => {
   it('lets a model-specific competence win for that model only', async () => {
     const withModel = await route(`${full}&clientPostalCode=0150&model=iphone%2015%20pro`);
     expect(withModel.status).toBe(200);
-    expect(withModel.body.serviceProviderCompetence).toMatchObject({ id: 3, overrideCode: 'APPLE-PRO', departmentId: 301 });
+    expect(withModel.body.serviceProviderCompetence).toMatchObject({
+      id: 3,
+      overrideCode: 'APPLE-PRO',
+      departmentId: 301,
+    });
     expect(withModel.body.servicePartnerCompetence).toEqual({ id: 503, overrideCode: 'PRO' });
     expect(withModel.body.serviceProvider.name).toBe('Fixit Danmark');
     expect(withModel.body.shippingMethods.map((method: { id: number }) => method.id)).toEqual([2, 3]);
@@ -87,14 +105,23 @@ describe('parameters', () => {
     const res = await route('manufacturer=Nokia&serviceType=99');
     expect(res.status).toBe(400);
     expect(res.body).toEqual({
-      error: { message: 'Fields validation failed', details: { serviceType: ['Value is not present in possible options'], manufacturer: ['Value is not present in possible options'] } },
+      error: {
+        message: 'Fields validation failed',
+        details: {
+          serviceType: ['Value is not present in possible options'],
+          manufacturer: ['Value is not present in possible options'],
+        },
+      },
     });
   });
 
   it('refuses a wrong type and an unknown enumeration value', async () => {
     const res = await route('serviceLocation=abc&originatorType=robot');
     expect(res.status).toBe(400);
-    expect(res.body.error.details).toEqual({ originatorType: ['Value is not present in possible options'], serviceLocation: ['Wrong format'] });
+    expect(res.body.error.details).toEqual({
+      originatorType: ['Value is not present in possible options'],
+      serviceLocation: ['Wrong format'],
+    });
   });
 
   it('is for partners only', async () => {
@@ -132,7 +159,9 @@ describe('with the model registry', () => {
         resolveName: {
           visibility: 'public',
           handler: (ctx: { params: { name: string } }) =>
-            ctx.params.name.toLowerCase() === 'mu773' ? { id: 77, name: 'iPhone 15 Pro', manufacturerId: 1, productTypeId: 1 } : null,
+            ctx.params.name.toLowerCase() === 'mu773'
+              ? { id: 77, name: 'iPhone 15 Pro', manufacturerId: 1, productTypeId: 1 }
+              : null,
         },
       },
     });
@@ -144,7 +173,9 @@ describe('with the model registry', () => {
   });
 
   it('routes a model known by another name to its model-specific rule, taking its manufacturer and product type', async () => {
-    const res = await route('originatorType=private&bookingType=companyToPrivate&serviceType=2&serviceLocation=1&clientPostalCode=0150&model=MU773');
+    const res = await route(
+      'originatorType=private&bookingType=companyToPrivate&serviceType=2&serviceLocation=1&clientPostalCode=0150&model=MU773',
+    );
     expect(res.status).toBe(200);
     expect(res.body.serviceProviderCompetence.id).toBe(3);
   });

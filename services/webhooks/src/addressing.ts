@@ -1,8 +1,19 @@
 /**
- * Which webhooks a domain event causes: the subscriptions in its audience that name the webhook
- * type, with the partner's status mapping and blacklist applied to status events (spec 6).
+ * Which webhooks a domain event causes, in two steps: what each party of its audience receives
+ * (with the partner's status mapping and blacklist applied to status events, spec 6), which is
+ * what the party's event feed holds; then which of those each of the party's subscriptions
+ * takes (the types it names, its status transition rules). This is the one definition of what
+ * an account receives, for the feed and the deliveries alike.
  */
-import { caseForPartner, caseForWebhook, DOMAIN_EVENTS, type DomainEvent, partnerKeyOf, type StatusRules, type WebhookEventType } from '@hub/shared';
+import {
+  caseForPartner,
+  caseForWebhook,
+  DOMAIN_EVENTS,
+  type DomainEvent,
+  partnerKeyOf,
+  type StatusRules,
+  type WebhookEventType,
+} from '@hub/shared';
 
 export interface StatusTransitionRule {
   from?: string | null;
@@ -17,12 +28,29 @@ export interface AddressableSubscription {
   statusTransitions: StatusTransitionRule[];
 }
 
+/** A party to a case, as an event's audience names it: every account of the party hears the same. */
+export interface Party {
+  kind: 'partner' | 'provider';
+  id: number;
+}
+
+/**
+ * One webhook as a party receives it: what its feed holds and what each of its subscriptions
+ * that takes the type is sent. `caseSequence` is numbered when the hub stores it.
+ */
+export interface PartyWebhook {
+  eventType: WebhookEventType;
+  webhookId: string;
+  payload: Record<string, unknown>;
+}
+
 export interface PlannedDelivery {
   eventId: string;
   webhookId: string;
   subscriptionId: number;
   eventType: WebhookEventType;
   caseGuid: string | null;
+  caseSequence: number | null;
   payload: Record<string, unknown>;
   occurredAt: string;
 }
@@ -37,12 +65,27 @@ const SAME_TYPE: Record<string, WebhookEventType> = {
   [DOMAIN_EVENTS.INVOICE_SAVED]: 'invoice.saved',
 };
 
-/** Webhook types reached only by partners' subscriptions whatever the audience says. */
+/** Webhook types only a partner receives, whatever the audience says. */
 const PARTNERS_ONLY: ReadonlySet<string> = new Set(['invoice.saved']);
 
-export function inAudience(event: DomainEvent, subscription: AddressableSubscription): boolean {
+/** The parties an event's audience names, the partner first. */
+export function partiesOf(event: DomainEvent): Party[] {
   const { partnerId, providerId } = event.audience ?? {};
-  return Boolean((partnerId && subscription.partnerId === partnerId) || (providerId && subscription.providerId === providerId));
+  const parties: Party[] = [];
+  if (partnerId) parties.push({ kind: 'partner', id: partnerId });
+  if (providerId) parties.push({ kind: 'provider', id: providerId });
+  return parties;
+}
+
+/** The party whose account made the subscription. */
+export function partyOfSubscription(subscription: AddressableSubscription): Party | null {
+  if (subscription.partnerId) return { kind: 'partner', id: subscription.partnerId };
+  if (subscription.providerId) return { kind: 'provider', id: subscription.providerId };
+  return null;
+}
+
+export function sameParty(a: Party, b: Party): boolean {
+  return a.kind === b.kind && a.id === b.id;
 }
 
 /**
@@ -83,7 +126,12 @@ function previousKeySeen(rules: StatusRules | null, status: CaseStatus, caseStat
   return null;
 }
 
-function statusDeliveries(event: DomainEvent, subscription: AddressableSubscription, rules: StatusRules | null): Array<Pick<PlannedDelivery, 'eventType' | 'webhookId' | 'payload'>> {
+/**
+ * A status change as the receiver sees it: nothing when the status is hidden or its key, as the
+ * receiver sees keys, did not change; else a New status and a Status transition (which each
+ * subscription's rules then narrow).
+ */
+function statusWebhooks(event: DomainEvent, rules: StatusRules | null): PartyWebhook[] {
   const { status, case: caseData } = event.payload as unknown as StatusAddedPayload;
   if (!status || typeof status.key !== 'string' || !Array.isArray(caseData?.caseStatuses)) return [];
   const key = partnerKeyOf(rules, status.key);
@@ -91,16 +139,16 @@ function statusDeliveries(event: DomainEvent, subscription: AddressableSubscript
   const previous = previousKeySeen(rules, status, caseData.caseStatuses);
   // What the receiver sees did not change (a key re-sent, or two provider keys mapped to one): no status webhook.
   if (previous === key) return [];
-  const planned: Array<Pick<PlannedDelivery, 'eventType' | 'webhookId' | 'payload'>> = [];
-  if (subscription.eventTypes.includes('status.new')) {
-    planned.push({ eventType: 'status.new', webhookId: event.id, payload: { ...status, key } });
-  }
-  if (subscription.eventTypes.includes('status.transition') && transitionMatches(subscription.statusTransitions, previous, key)) {
+  const caseSeen = caseForWebhook(caseForPartner(caseData, rules));
+  return [
+    { eventType: 'status.new', webhookId: event.id, payload: { ...status, key } },
     // Its own webhook-id: a receiver of both types must not take one for a retry of the other.
-    const caseSeen = caseForWebhook(caseForPartner(caseData, rules));
-    planned.push({ eventType: 'status.transition', webhookId: `${event.id}_transition`, payload: { ...status, key, prevKey: previous, case: caseSeen } });
-  }
-  return planned;
+    {
+      eventType: 'status.transition',
+      webhookId: `${event.id}_transition`,
+      payload: { ...status, key, prevKey: previous, case: caseSeen },
+    },
+  ];
 }
 
 /** A record that embeds its case (an invoice) carries the case as the receiver's party sees it. */
@@ -111,25 +159,67 @@ function withCaseSeen(payload: DomainEvent['payload'], rules: StatusRules | null
 }
 
 /**
- * The deliveries one event causes. `rulesOf` gives a partner's status rules; a provider's
- * subscription sees provider keys. Status events carry the case with all its statuses (provider
- * keys); a receiver gets the case as its party sees it.
+ * What one party of the event's audience receives. `rules` are the partner's status rules (null
+ * for a provider, who sees provider keys). Status events carry the case with all its statuses
+ * (provider keys); a receiver gets the case as its party sees it.
  */
-export function planDeliveries(event: DomainEvent, subscriptions: AddressableSubscription[], rulesOf: (partnerId: number) => StatusRules): PlannedDelivery[] {
+function partyWebhooks(event: DomainEvent, party: Party, rules: StatusRules | null): PartyWebhook[] {
+  if (event.type === DOMAIN_EVENTS.CASE_STATUS_ADDED) return statusWebhooks(event, rules);
+  const type = SAME_TYPE[event.type];
+  if (!type || (PARTNERS_ONLY.has(type) && party.kind !== 'partner')) return [];
+  return [{ eventType: type, webhookId: event.id, payload: withCaseSeen(event.payload, rules) }];
+}
+
+/** A webhook of one party's: an entry of its feed, and what its subscriptions that take it are sent. */
+export interface AddressedWebhook extends PartyWebhook {
+  party: Party;
+  event: DomainEvent;
+}
+
+/**
+ * Every webhook the event causes, per party of its audience, whether or not the party has a
+ * subscription; `rulesOf` gives a partner's status rules.
+ */
+export function webhooksOf(event: DomainEvent, rulesOf: (partnerId: number) => StatusRules): AddressedWebhook[] {
+  return partiesOf(event).flatMap((party) =>
+    partyWebhooks(event, party, party.kind === 'partner' ? rulesOf(party.id) : null).map((webhook) => ({
+      ...webhook,
+      party,
+      event,
+    })),
+  );
+}
+
+/** Whether a subscription is sent one of its party's webhooks: it names the type, and a transition matches its rules. */
+export function subscriptionTakes(subscription: AddressableSubscription, webhook: PartyWebhook): boolean {
+  if (!subscription.eventTypes.includes(webhook.eventType)) return false;
+  if (webhook.eventType !== 'status.transition') return true;
+  const { prevKey, key } = webhook.payload as { prevKey: string | null; key: string };
+  return transitionMatches(subscription.statusTransitions, prevKey, key);
+}
+
+/** A webhook stored in its party's feed, with the party's number for the event in its case. */
+export interface NumberedWebhook extends AddressedWebhook {
+  caseSequence: number | null;
+}
+
+/** The deliveries of stored webhooks: one per subscription of the webhook's party that takes it. */
+export function deliveriesOf(webhooks: NumberedWebhook[], subscriptions: AddressableSubscription[]): PlannedDelivery[] {
   const planned: PlannedDelivery[] = [];
-  for (const subscription of subscriptions) {
-    if (!inAudience(event, subscription)) continue;
-    let found: Array<Pick<PlannedDelivery, 'eventType' | 'webhookId' | 'payload'>> = [];
-    if (event.type === DOMAIN_EVENTS.CASE_STATUS_ADDED) {
-      found = statusDeliveries(event, subscription, subscription.partnerId ? rulesOf(subscription.partnerId) : null);
-    } else {
-      const type = SAME_TYPE[event.type];
-      if (!type || !subscription.eventTypes.includes(type)) continue;
-      if (PARTNERS_ONLY.has(type) && !subscription.partnerId) continue;
-      found = [{ eventType: type, webhookId: event.id, payload: withCaseSeen(event.payload, subscription.partnerId ? rulesOf(subscription.partnerId) : null) }];
-    }
-    for (const item of found) {
-      planned.push({ ...item, eventId: event.id, subscriptionId: subscription.id, caseGuid: event.caseGuid, occurredAt: event.occurredAt });
+  for (const webhook of webhooks) {
+    for (const subscription of subscriptions) {
+      const party = partyOfSubscription(subscription);
+      if (!party || !sameParty(party, webhook.party) || !subscriptionTakes(subscription, webhook)) continue;
+      planned.push({
+        eventId: webhook.event.id,
+        webhookId: webhook.webhookId,
+        subscriptionId: subscription.id,
+        eventType: webhook.eventType,
+        caseGuid: webhook.event.caseGuid,
+        caseSequence: webhook.caseSequence,
+        payload: webhook.payload,
+        occurredAt: webhook.event.occurredAt,
+      });
     }
   }
   return planned;

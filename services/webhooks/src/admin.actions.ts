@@ -6,8 +6,26 @@ import type { Context, ServiceActionsSchema } from 'moleculer';
 import { ACCESS, FIELD_MESSAGES, FieldsValidationError, inTransaction, NotFoundError, parseInstant } from '@hub/shared';
 import { DELIVERY_SETTINGS } from './settings';
 import { newSecret } from './signature';
-import type { DeliveryRow, SubscriptionRow } from './store';
-import { ACCOUNT_FIXED, SECRET_PATTERN, type SubscriptionIn, subscriptionColumns, subscriptionErrors, subscriptionOut, subscriptionParams } from './subscriptions';
+import type { DeliveryRow, SubscriptionRow } from './webhooks.store';
+import {
+  ACCOUNT_FIXED,
+  SECRET_PATTERN,
+  type SubscriptionIn,
+  subscriptionColumns,
+  subscriptionErrors,
+  subscriptionOut,
+  subscriptionParams,
+} from './subscriptions';
+import {
+  ATTEMPTS,
+  CREATED_SUBSCRIPTION,
+  DELIVERIES,
+  ONE_DELIVERY,
+  ONE_SUBSCRIPTION,
+  REDELIVERED_COUNT,
+  ROTATED_SECRET,
+  SUBSCRIPTIONS,
+} from './responses';
 import type { WebhooksThis } from './webhooks.service';
 
 interface IdParams {
@@ -33,6 +51,7 @@ function deliveryOut(row: DeliveryRow) {
     subscriptionId: row.subscription_id,
     eventType: row.event_type,
     caseGuid: row.case_guid,
+    caseSequence: row.case_sequence,
     state: row.state,
     attempts: row.attempts,
     nextAttemptAt: row.state === 'pending' ? row.next_attempt_at.toISOString() : null,
@@ -52,7 +71,11 @@ async function subscriptionOrThrow(self: WebhooksThis, id: number): Promise<Subs
 
 async function setState(self: WebhooksThis, id: number, from: string[], state: string, reason: string | null) {
   await subscriptionOrThrow(self, id);
-  await self.db.knex('webhooks.subscriptions').where({ id }).whereIn('state', from).update({ state, state_reason: reason, updated_at: self.db.knex.fn.now() });
+  await self.db
+    .knex('webhooks.subscriptions')
+    .where({ id })
+    .whereIn('state', from)
+    .update({ state, state_reason: reason, updated_at: self.db.knex.fn.now() });
   const row = await subscriptionOrThrow(self, id);
   if (state === 'active') self.pump();
   return { data: subscriptionOut(row) };
@@ -60,13 +83,18 @@ async function setState(self: WebhooksThis, id: number, from: string[], state: s
 
 /** Puts deliveries back to pending with a fresh retry schedule, due now. */
 function redeliverQuery(self: WebhooksThis) {
-  return self.db.knex('webhooks.deliveries').update({ state: 'pending', cycle_attempts: 0, next_attempt_at: self.db.knex.fn.now(), finished_at: null });
+  return self.db
+    .knex('webhooks.deliveries')
+    .update({ state: 'pending', cycle_attempts: 0, next_attempt_at: self.db.knex.fn.now(), finished_at: null });
 }
 
 export const adminActions: ServiceActionsSchema = {
   listSubscriptions: {
     rest: 'GET /admin/webhooks/subscriptions',
     access: ACCESS.ADMIN,
+    summary: 'Webhook subscriptions',
+    description: "`accountId` narrows them to one account's.",
+    response: SUBSCRIPTIONS,
     params: { accountId: { type: 'number', integer: true, positive: true, optional: true } },
     async handler(this: WebhooksThis, ctx: Context<{ accountId?: number }>) {
       const query = this.db.knex('webhooks.subscriptions').orderBy('id');
@@ -78,6 +106,10 @@ export const adminActions: ServiceActionsSchema = {
   createSubscription: {
     rest: 'POST /admin/webhooks/subscriptions',
     access: ACCESS.ADMIN,
+    summary: 'Subscribe a receiver to webhooks',
+    description:
+      "An HTTP endpoint or an AMQP queue gets the event types named, for the account's party (docs/webhooks.md). The answer holds the signing secret, shown this once (a new one is made unless `secret` is given).",
+    response: CREATED_SUBSCRIPTION,
     params: subscriptionParams(false),
     async handler(this: WebhooksThis, ctx: Context<SubscriptionIn>) {
       const accounts = await this.accountsById(ctx, [ctx.params.accountId]);
@@ -85,11 +117,14 @@ export const adminActions: ServiceActionsSchema = {
       const details = subscriptionErrors(ctx.params, account);
       if (Object.keys(details).length) throw new FieldsValidationError(details);
       const secret = ctx.params.secret ?? newSecret();
-      const [row] = (await this.db.knex('webhooks.subscriptions')
+      const [row] = (await this.db
+        .knex('webhooks.subscriptions')
         .insert({
           ...subscriptionColumns(ctx.params, account),
           id: this.db.knex.raw(`nextval('webhooks.subscription_ids')`),
-          status_transitions: JSON.stringify((ctx.params.statusTransitions ?? []).map(({ from, to }) => ({ from: from ?? null, to: to ?? null }))),
+          status_transitions: JSON.stringify(
+            (ctx.params.statusTransitions ?? []).map(({ from, to }) => ({ from: from ?? null, to: to ?? null })),
+          ),
           max_in_flight: ctx.params.maxInFlight ?? DELIVERY_SETTINGS.defaultMaxInFlight,
           secret,
           origin: 'admin',
@@ -103,6 +138,9 @@ export const adminActions: ServiceActionsSchema = {
   updateSubscription: {
     rest: 'PUT /admin/webhooks/subscriptions/:id',
     access: ACCESS.ADMIN,
+    summary: 'Change a webhook subscription',
+    description: "The fields sent replace the subscription's; its account cannot change.",
+    response: ONE_SUBSCRIPTION,
     params: { ...idParam, ...subscriptionParams(true) },
     async handler(this: WebhooksThis, ctx: Context<IdParams & Partial<SubscriptionIn>>) {
       const { id, secret, ...input } = ctx.params;
@@ -112,7 +150,10 @@ export const adminActions: ServiceActionsSchema = {
       const details = subscriptionErrors(input, account);
       if (input.accountId !== undefined && input.accountId !== current.account_id) details.accountId = [ACCOUNT_FIXED];
       if (Object.keys(details).length) throw new FieldsValidationError(details);
-      const columns: Record<string, unknown> = { ...subscriptionColumns(input, account), updated_at: this.db.knex.fn.now() };
+      const columns: Record<string, unknown> = {
+        ...subscriptionColumns(input, account),
+        updated_at: this.db.knex.fn.now(),
+      };
       if (secret) columns.secret = secret;
       await this.db.knex('webhooks.subscriptions').where({ id }).update(columns);
       return { data: subscriptionOut(await subscriptionOrThrow(this, id)) };
@@ -123,15 +164,27 @@ export const adminActions: ServiceActionsSchema = {
   removeSubscription: {
     rest: 'DELETE /admin/webhooks/subscriptions/:id',
     access: ACCESS.ADMIN,
+    summary: 'Remove a webhook subscription',
+    description: 'Stops it for good; its deliveries and attempts stay readable.',
+    response: ONE_SUBSCRIPTION,
     params: idParam,
     handler(this: WebhooksThis, ctx: Context<IdParams>) {
-      return setState(this, ctx.params.id, ['active', 'paused', 'disabled'], 'removed', 'Removed through the admin API');
+      return setState(
+        this,
+        ctx.params.id,
+        ['active', 'paused', 'disabled'],
+        'removed',
+        'Removed through the admin API',
+      );
     },
   },
 
   pauseSubscription: {
     rest: 'POST /admin/webhooks/subscriptions/:id/pause',
     access: ACCESS.ADMIN,
+    summary: 'Pause a webhook subscription',
+    description: 'Its webhooks wait, kept, until it is resumed.',
+    response: ONE_SUBSCRIPTION,
     params: idParam,
     handler(this: WebhooksThis, ctx: Context<IdParams>) {
       return setState(this, ctx.params.id, ['active'], 'paused', 'Paused through the admin API');
@@ -141,6 +194,9 @@ export const adminActions: ServiceActionsSchema = {
   resumeSubscription: {
     rest: 'POST /admin/webhooks/subscriptions/:id/resume',
     access: ACCESS.ADMIN,
+    summary: 'Resume a webhook subscription',
+    description: 'A paused or disabled subscription delivers again, what waited first.',
+    response: ONE_SUBSCRIPTION,
     params: idParam,
     handler(this: WebhooksThis, ctx: Context<IdParams>) {
       return setState(this, ctx.params.id, ['paused', 'disabled'], 'active', null);
@@ -151,26 +207,35 @@ export const adminActions: ServiceActionsSchema = {
   rotateSecret: {
     rest: 'POST /admin/webhooks/subscriptions/:id/rotate-secret',
     access: ACCESS.ADMIN,
+    summary: "Rotate a subscription's signing secret",
+    description:
+      'The new secret signs from now on; the previous one also signs until `previousSecretValidUntil`, so a receiver can switch without losing a webhook.',
+    response: ROTATED_SECRET,
     params: { ...idParam, secret: { type: 'string', pattern: SECRET_PATTERN, optional: true } },
     async handler(this: WebhooksThis, ctx: Context<IdParams & { secret?: string }>) {
       const secret = ctx.params.secret ?? newSecret();
       const { knex } = this.db;
       const row = await inTransaction(knex, async (trx) => {
-        const current = (await trx('webhooks.subscriptions').where({ id: ctx.params.id }).forUpdate().first()) as SubscriptionRow | undefined;
+        const current = (await trx('webhooks.subscriptions').where({ id: ctx.params.id }).forUpdate().first()) as
+          SubscriptionRow | undefined;
         if (!current) return undefined;
         const [updated] = (await trx('webhooks.subscriptions')
           .where({ id: ctx.params.id })
           .update({
             secret,
             previous_secret: current.secret,
-            previous_secret_until: trx.raw(`now() + (? * interval '1 millisecond')`, [DELIVERY_SETTINGS.secretRotationGraceMs]),
+            previous_secret_until: trx.raw(`now() + (? * interval '1 millisecond')`, [
+              DELIVERY_SETTINGS.secretRotationGraceMs,
+            ]),
             updated_at: trx.fn.now(),
           })
           .returning('*')) as SubscriptionRow[];
         return updated;
       });
       if (!row) throw new NotFoundError('Subscription not found');
-      return { data: { ...subscriptionOut(row), secret, previousSecretValidUntil: row.previous_secret_until!.toISOString() } };
+      return {
+        data: { ...subscriptionOut(row), secret, previousSecretValidUntil: row.previous_secret_until!.toISOString() },
+      };
     },
   },
 
@@ -178,12 +243,18 @@ export const adminActions: ServiceActionsSchema = {
   redeliverFailed: {
     rest: 'POST /admin/webhooks/subscriptions/:id/redeliver-failed',
     access: ACCESS.ADMIN,
+    summary: "Redeliver a subscription's dead letters",
+    description:
+      'Every dead-lettered delivery of the subscription stored since `since` goes back in the queue with a fresh retry schedule.',
+    response: REDELIVERED_COUNT,
     params: { ...idParam, since: { type: 'string', max: 64 } },
     async handler(this: WebhooksThis, ctx: Context<IdParams & { since: string }>) {
       const since = parseInstant(ctx.params.since);
       if (!since) throw new FieldsValidationError({ since: [FIELD_MESSAGES.wrongFormat] });
       await subscriptionOrThrow(this, ctx.params.id);
-      const count = await redeliverQuery(this).where({ subscription_id: ctx.params.id, state: 'dead' }).andWhere('created_at', '>=', since);
+      const count = await redeliverQuery(this)
+        .where({ subscription_id: ctx.params.id, state: 'dead' })
+        .andWhere('created_at', '>=', since);
       this.pump();
       return { data: { redelivered: count } };
     },
@@ -192,6 +263,9 @@ export const adminActions: ServiceActionsSchema = {
   listDeliveries: {
     rest: 'GET /admin/webhooks/deliveries',
     access: ACCESS.ADMIN,
+    summary: 'Webhook deliveries',
+    description: 'Newest first, by subscription, state or event, paged by `limit` and `offset`.',
+    response: DELIVERIES,
     params: {
       subscriptionId: { type: 'number', integer: true, positive: true, optional: true },
       state: { type: 'enum', values: ['pending', 'succeeded', 'dead'], optional: true },
@@ -209,20 +283,26 @@ export const adminActions: ServiceActionsSchema = {
         query.clone().orderBy('id', 'desc').limit(limit).offset(offset),
         query.clone().count<{ count: number }[]>('id as count').first(),
       ]);
-      return { data: (rows as DeliveryRow[]).map(deliveryOut), pagination: { count: Number(total?.count ?? 0), offset } };
+      return {
+        data: (rows as DeliveryRow[]).map(deliveryOut),
+        pagination: { count: Number(total?.count ?? 0), offset },
+      };
     },
   },
 
   listAttempts: {
     rest: 'GET /admin/webhooks/deliveries/:id/attempts',
     access: ACCESS.ADMIN,
+    summary: 'The attempts of a webhook delivery',
+    description: 'Every attempt with its outcome, oldest first.',
+    response: ATTEMPTS,
     params: deliveryIdParam,
     async handler(this: WebhooksThis, ctx: Context<IdParams>) {
       const delivery = await this.db.knex('webhooks.deliveries').where({ id: ctx.params.id }).first('id');
       if (!delivery) throw new NotFoundError('Delivery not found');
       const rows = await this.db.knex('webhooks.attempts').where({ delivery_id: ctx.params.id }).orderBy('id');
       return {
-        data: rows.map((row: Record<string, any>) => ({
+        data: rows.map((row: Record<string, unknown>) => ({
           attempt: row.attempt,
           startedAt: (row.started_at as Date).toISOString(),
           latencyMs: row.latency_ms,
@@ -239,6 +319,9 @@ export const adminActions: ServiceActionsSchema = {
   redeliver: {
     rest: 'POST /admin/webhooks/deliveries/:id/redeliver',
     access: ACCESS.ADMIN,
+    summary: 'Redeliver a webhook',
+    description: 'Puts the delivery back in the queue with a fresh retry schedule, due now, whatever its state.',
+    response: ONE_DELIVERY,
     params: deliveryIdParam,
     async handler(this: WebhooksThis, ctx: Context<IdParams>) {
       const count = await redeliverQuery(this).where({ id: ctx.params.id });

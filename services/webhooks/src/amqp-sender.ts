@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { BlockList } from 'node:net';
 import amqp, { type ChannelModel, type ConfirmChannel, type ConsumeMessage } from 'amqplib';
 import { type AttemptOutcome, type SignedMessage } from './outcome';
+import { CASE_SEQUENCE_HEADER } from './settings';
 import { resolveTarget } from './target-safety';
 
 export interface AmqpTarget {
@@ -72,7 +73,9 @@ export class AmqpChannels {
     try {
       open = await withDeadline(this.channelFor(target.url), timeoutMs);
     } catch (err) {
-      const kind = (err as { kind?: 'dns' | 'blocked_address' }).kind ?? ((err as Error).message === 'timeout' ? 'timeout' : 'connection');
+      const kind =
+        (err as { kind?: 'dns' | 'blocked_address' }).kind ??
+        ((err as Error).message === 'timeout' ? 'timeout' : 'connection');
       return { ok: false, errorKind: kind, error: (err as Error).message };
     }
     const publishId = randomUUID();
@@ -94,6 +97,7 @@ export class AmqpChannels {
               'webhook-timestamp': String(message.timestampSeconds),
               'webhook-signature': message.signature,
               'webhook-event-type': message.eventType,
+              ...(message.caseSequence === null ? {} : { [CASE_SEQUENCE_HEADER]: String(message.caseSequence) }),
               [PUBLISH_ID_HEADER]: publishId,
             },
           },
@@ -103,7 +107,11 @@ export class AmqpChannels {
               const closed = /closed/i.test(err.message);
               resolve({ ok: false, errorKind: closed ? 'amqp_closed' : 'amqp_nack', error: err.message });
             } else if (returned) {
-              resolve({ ok: false, errorKind: 'amqp_returned', error: `The broker could not route the message to queue "${target.queue}"` });
+              resolve({
+                ok: false,
+                errorKind: 'amqp_returned',
+                error: `The broker could not route the message to queue "${target.queue}"`,
+              });
             } else {
               resolve({ ok: true });
             }
@@ -136,7 +144,7 @@ function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
         clearTimeout(timer);
         resolve(value);
       },
-      (err) => {
+      (err: Error) => {
         clearTimeout(timer);
         reject(err);
       },

@@ -15,7 +15,11 @@ export interface HourlyAttempts {
 const HOUR_MS = 3_600_000;
 
 /** One bucket per hour of the last `hours` (the current one last), empty hours included. */
-export function hourlyBuckets(rows: Array<{ hour: Date; ok: boolean; count: number }>, hours: number, now: Date): HourlyAttempts[] {
+export function hourlyBuckets(
+  rows: Array<{ hour: Date; ok: boolean; count: number }>,
+  hours: number,
+  now: Date,
+): HourlyAttempts[] {
   const current = Math.floor(now.getTime() / HOUR_MS) * HOUR_MS;
   const buckets = new Map<number, HourlyAttempts>();
   for (let i = hours - 1; i >= 0; i--) {
@@ -60,13 +64,22 @@ export const healthActions: ServiceActionsSchema = {
         .join('webhooks.deliveries as d', 'd.id', 'a.delivery_id')
         .where('a.started_at', '>=', since)
         .groupBy('d.subscription_id', 'hour', 'a.ok')
-        .select('d.subscription_id', knex.raw("date_trunc('hour', a.started_at) as hour"), 'a.ok', knex.raw('count(*)::int as count'))) as Array<{
+        .select(
+          'd.subscription_id',
+          knex.raw("date_trunc('hour', a.started_at) as hour"),
+          'a.ok',
+          knex.raw('count(*)::int as count'),
+        )) as Array<{
         subscription_id: number;
         hour: Date;
         ok: boolean;
         count: number;
       }>;
-      const subscriptions = (await knex('webhooks.subscriptions').whereNot({ state: 'removed' }).orWhereIn('id', [...counts.map((row) => row.subscription_id), ...attempts.map((row) => row.subscription_id)]).orderBy('id').select('id', 'kind', 'url', 'queue', 'state')) as Array<{
+      const subscriptions = (await knex('webhooks.subscriptions')
+        .whereNot({ state: 'removed' })
+        .orWhereIn('id', [...counts.map((row) => row.subscription_id), ...attempts.map((row) => row.subscription_id)])
+        .orderBy('id')
+        .select('id', 'kind', 'url', 'queue', 'state')) as Array<{
         id: number;
         kind: string;
         url: string;
@@ -83,11 +96,19 @@ export const healthActions: ServiceActionsSchema = {
           pending: count?.pending ?? 0,
           failing: count?.failing ?? 0,
           dead: count?.dead ?? 0,
-          hourly: hourlyBuckets(attempts.filter((row) => row.subscription_id === subscription.id), ctx.params.hours, now),
+          hourly: hourlyBuckets(
+            attempts.filter((row) => row.subscription_id === subscription.id),
+            ctx.params.hours,
+            now,
+          ),
         };
       });
       const total = (key: 'pending' | 'failing' | 'dead') => counts.reduce((sum, row) => sum + row[key], 0);
-      return { hours: ctx.params.hours, totals: { pending: total('pending'), failing: total('failing'), dead: total('dead') }, receivers };
+      return {
+        hours: ctx.params.hours,
+        totals: { pending: total('pending'), failing: total('failing'), dead: total('dead') },
+        receivers,
+      };
     },
   },
 };

@@ -6,7 +6,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { BlockList } from 'node:net';
-import { DELIVERY_SETTINGS, RESERVED_HEADERS, USER_AGENT } from './settings';
+import { CASE_SEQUENCE_HEADER, DELIVERY_SETTINGS, RESERVED_HEADERS, USER_AGENT } from './settings';
 import { type AttemptOutcome, parseRetryAfter, type SignedMessage } from './outcome';
 import { resolveTarget, type CheckedAddress } from './target-safety';
 
@@ -43,17 +43,27 @@ export function requestHeaders(target: HttpTarget, message: SignedMessage): Reco
     'webhook-timestamp': String(message.timestampSeconds),
     'webhook-signature': message.signature,
     'webhook-event-type': message.eventType,
+    ...(message.caseSequence === null ? {} : { [CASE_SEQUENCE_HEADER]: String(message.caseSequence) }),
   };
 }
 
-export async function sendHttp(target: HttpTarget, message: SignedMessage, timeoutMs: number, allowed: BlockList): Promise<AttemptOutcome> {
+export async function sendHttp(
+  target: HttpTarget,
+  message: SignedMessage,
+  timeoutMs: number,
+  allowed: BlockList,
+): Promise<AttemptOutcome> {
   const url = new URL(target.url);
   const deadline = Date.now() + timeoutMs;
   let checked: CheckedAddress;
   try {
     checked = await resolveTarget(url.hostname, allowed);
   } catch (err) {
-    return { ok: false, errorKind: (err as { kind?: 'dns' | 'blocked_address' }).kind ?? 'dns', error: (err as Error).message };
+    return {
+      ok: false,
+      errorKind: (err as { kind?: 'dns' | 'blocked_address' }).kind ?? 'dns',
+      error: (err as Error).message,
+    };
   }
   const secure = url.protocol === 'https:';
   return new Promise<AttemptOutcome>((resolve) => {
@@ -81,12 +91,20 @@ export async function sendHttp(target: HttpTarget, message: SignedMessage, timeo
             kept += chunk.length;
           }
         });
-        response.on('error', (err) => finish({ ok: false, errorKind: 'connection', error: err.message, statusCode: response.statusCode }));
+        response.on('error', (err) =>
+          finish({ ok: false, errorKind: 'connection', error: err.message, statusCode: response.statusCode }),
+        );
         response.on('end', () => {
           const status = response.statusCode ?? 0;
           const excerpt = Buffer.concat(chunks).subarray(0, DELIVERY_SETTINGS.responseExcerptBytes).toString('utf8');
           if (status >= 200 && status < 300) return finish({ ok: true, statusCode: status, responseExcerpt: excerpt });
-          const outcome: AttemptOutcome = { ok: false, statusCode: status, responseExcerpt: excerpt, errorKind: 'http_status', error: `HTTP ${status}` };
+          const outcome: AttemptOutcome = {
+            ok: false,
+            statusCode: status,
+            responseExcerpt: excerpt,
+            errorKind: 'http_status',
+            error: `HTTP ${status}`,
+          };
           if (status >= 300 && status < 400) {
             outcome.errorKind = 'redirect';
             outcome.error = `HTTP ${status} to ${String(response.headers.location ?? '(no location)')}; redirects are not followed`;
@@ -99,10 +117,13 @@ export async function sendHttp(target: HttpTarget, message: SignedMessage, timeo
         });
       },
     );
-    const timer = setTimeout(() => {
-      finish({ ok: false, errorKind: 'timeout', error: `No complete answer within ${timeoutMs} ms` });
-      request.destroy();
-    }, Math.max(0, deadline - Date.now()));
+    const timer = setTimeout(
+      () => {
+        finish({ ok: false, errorKind: 'timeout', error: `No complete answer within ${timeoutMs} ms` });
+        request.destroy();
+      },
+      Math.max(0, deadline - Date.now()),
+    );
     request.on('error', (err) => finish({ ok: false, errorKind: 'connection', error: err.message }));
     request.end(message.body);
   });

@@ -28,6 +28,8 @@ export interface SignedMessage {
   timestampSeconds: number;
   signature: string;
   body: string;
+  /** The receiver's number for the event in its case, sent as `Hub-Case-Sequence`; null for an event of no case. */
+  caseSequence: number | null;
 }
 
 /** `Retry-After` as seconds or an HTTP date; anything else is ignored. */

@@ -5,7 +5,12 @@ import { DELIVERY_SETTINGS } from './settings';
  * The delay before the next attempt after `attemptsDone` attempts of this cycle, or undefined
  * when the schedule is used up and the delivery goes to the dead letter.
  */
-export function nextDelayMs(schedule: number[], attemptsDone: number, retryAfterMs?: number, random: () => number = Math.random): number | undefined {
+export function nextDelayMs(
+  schedule: number[],
+  attemptsDone: number,
+  retryAfterMs?: number,
+  random: () => number = Math.random,
+): number | undefined {
   if (attemptsDone >= schedule.length) return undefined;
   const base = schedule[attemptsDone];
   const delay = base + base * DELIVERY_SETTINGS.retryJitter * random();

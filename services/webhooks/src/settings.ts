@@ -16,6 +16,8 @@ export const DELIVERY_SETTINGS = {
   pollIntervalMs: 250,
   /** Deliveries claimed per look. */
   claimBatch: 50,
+  /** Finished attempts a worker may hold unrecorded (still leased) before it stops claiming until they are recorded. */
+  maxUnrecorded: 256,
   /** How long beyond the attempt timeout a claim lasts before another worker may take the delivery (a crashed worker's claims). */
   leaseMarginMs: 15_000,
   /** Bytes of a receiver's answer kept in the attempt log. */
@@ -24,12 +26,16 @@ export const DELIVERY_SETTINGS = {
   secretRotationGraceMs: 24 * 3_600_000,
 };
 
+/** The header (HTTP) and message header (AMQP) of a webhook's number in its case, when it has a case. */
+export const CASE_SEQUENCE_HEADER = 'hub-case-sequence';
+
 /** Headers a subscription's custom headers cannot set. */
 export const RESERVED_HEADERS = [
   'webhook-id',
   'webhook-timestamp',
   'webhook-signature',
   'webhook-event-type',
+  CASE_SEQUENCE_HEADER,
   'content-type',
   'content-length',
   'transfer-encoding',

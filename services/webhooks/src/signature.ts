@@ -23,7 +23,13 @@ export interface SigningSecrets {
 }
 
 /** The `webhook-signature` value: the current secret's, plus the previous one's while its grace lasts. */
-export function signatureHeader(secrets: SigningSecrets, webhookId: string, timestampSeconds: number, body: string, now = Date.now()): string {
+export function signatureHeader(
+  secrets: SigningSecrets,
+  webhookId: string,
+  timestampSeconds: number,
+  body: string,
+  now = Date.now(),
+): string {
   const signatures = [sign(secrets.secret, webhookId, timestampSeconds, body)];
   if (secrets.previousSecret && secrets.previousSecretUntil && secrets.previousSecretUntil.getTime() > now) {
     signatures.push(sign(secrets.previousSecret, webhookId, timestampSeconds, body));

@@ -6,7 +6,7 @@ import type { Knex } from 'knex';
 import { HEADER_NAME, HEADER_VALUE, WEBHOOK_EVENT_TYPES, type World, type WorldSubscription } from '@hub/shared';
 import { DELIVERY_SETTINGS } from './settings';
 import { newSecret } from './signature';
-import type { SubscriptionRow } from './store';
+import type { SubscriptionRow } from './webhooks.store';
 
 export interface AccountOut {
   id: number;
@@ -22,7 +22,8 @@ export interface SubscriptionIn extends Omit<WorldSubscription, 'id'> {
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 /** A subscription's deliveries are its account's: it never moves to another. */
-export const ACCOUNT_FIXED = 'The account of a subscription cannot change: make a new subscription for the other account';
+export const ACCOUNT_FIXED =
+  'The account of a subscription cannot change: make a new subscription for the other account';
 export const MADE_BY_API = 'This id belongs to a subscription made through the admin API';
 /** `whsec_` and base64 text, as long as the secret column takes. */
 export const SECRET_PATTERN = /^whsec_[A-Za-z0-9+/=]{24,122}$/;
@@ -39,7 +40,12 @@ export function subscriptionParams(optional: boolean) {
         kind: { type: 'enum', values: ['http', 'amqp'] },
         url: { type: 'string', min: 1, max: 2048 },
         method: { type: 'enum', values: [...HTTP_METHODS], optional: true },
-        headers: { type: 'record', key: { type: 'string', pattern: HEADER_NAME }, value: { type: 'string', max: 4096, pattern: HEADER_VALUE }, optional: true },
+        headers: {
+          type: 'record',
+          key: { type: 'string', pattern: HEADER_NAME },
+          value: { type: 'string', max: 4096, pattern: HEADER_VALUE },
+          optional: true,
+        },
         queue: { type: 'string', min: 1, max: 255, optional: true },
       },
     },
@@ -47,14 +53,23 @@ export function subscriptionParams(optional: boolean) {
     statusTransitions: {
       type: 'array',
       optional: true,
-      items: { type: 'object', props: { from: { type: 'string', max: 64, optional: true, nullable: true }, to: { type: 'string', max: 64, optional: true, nullable: true } } },
+      items: {
+        type: 'object',
+        props: {
+          from: { type: 'string', max: 64, optional: true, nullable: true },
+          to: { type: 'string', max: 64, optional: true, nullable: true },
+        },
+      },
     },
     maxInFlight: { type: 'number', integer: true, min: 1, max: 1000, optional: true },
   };
 }
 
 /** Rules the params schema cannot say: the target's scheme, an AMQP queue, the account's role. */
-export function subscriptionErrors(input: Partial<SubscriptionIn>, account: AccountOut | undefined): Record<string, string[]> {
+export function subscriptionErrors(
+  input: Partial<SubscriptionIn>,
+  account: AccountOut | undefined,
+): Record<string, string[]> {
   const details: Record<string, string[]> = {};
   if (input.accountId !== undefined) {
     if (!account) details.accountId = ['Value is not present in possible options'];
@@ -79,7 +94,10 @@ export function subscriptionErrors(input: Partial<SubscriptionIn>, account: Acco
 }
 
 /** Column values for a subscription's given fields (an update leaves the rest as they are). */
-export function subscriptionColumns(input: Partial<SubscriptionIn>, account: AccountOut | undefined): Partial<SubscriptionRow> {
+export function subscriptionColumns(
+  input: Partial<SubscriptionIn>,
+  account: AccountOut | undefined,
+): Partial<SubscriptionRow> {
   const columns: Record<string, unknown> = {};
   if (account) {
     columns.account_id = account.id;
@@ -88,16 +106,25 @@ export function subscriptionColumns(input: Partial<SubscriptionIn>, account: Acc
   }
   if (input.eventTypes) columns.event_types = JSON.stringify([...new Set(input.eventTypes)]);
   if (input.target) {
-    const target = input.target as { kind: 'http' | 'amqp'; url: string; method?: string; headers?: Record<string, string>; queue?: string };
+    const target = input.target as {
+      kind: 'http' | 'amqp';
+      url: string;
+      method?: string;
+      headers?: Record<string, string>;
+      queue?: string;
+    };
     columns.kind = target.kind;
     columns.url = target.url;
     columns.method = target.kind === 'http' ? (target.method ?? 'POST') : null;
     columns.headers = JSON.stringify(target.kind === 'http' ? (target.headers ?? {}) : {});
     columns.queue = target.kind === 'amqp' ? target.queue : null;
   }
-  if (input.statusTransitions) columns.status_transitions = JSON.stringify(input.statusTransitions.map(({ from, to }) => ({ from: from ?? null, to: to ?? null })));
+  if (input.statusTransitions)
+    columns.status_transitions = JSON.stringify(
+      input.statusTransitions.map(({ from, to }) => ({ from: from ?? null, to: to ?? null })),
+    );
   if (input.maxInFlight) columns.max_in_flight = input.maxInFlight;
-  return columns as Partial<SubscriptionRow>;
+  return columns;
 }
 
 export function subscriptionOut(row: SubscriptionRow) {
@@ -116,7 +143,10 @@ export function subscriptionOut(row: SubscriptionRow) {
     stateReason: row.state_reason,
     maxInFlight: row.max_in_flight,
     origin: row.origin,
-    secretRotatedUntil: row.previous_secret_until && row.previous_secret_until.getTime() > Date.now() ? row.previous_secret_until.toISOString() : null,
+    secretRotatedUntil:
+      row.previous_secret_until && row.previous_secret_until.getTime() > Date.now()
+        ? row.previous_secret_until.toISOString()
+        : null,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
@@ -124,16 +154,24 @@ export function subscriptionOut(row: SubscriptionRow) {
 
 /**
  * Writes the world's webhooks part. Subscriptions are keyed by id; world subscriptions a later
- * file leaves out are removed (their history stays); status mappings and blacklists are
- * replaced as whole lists when the file names them.
+ * file leaves out are removed (their history stays). The part's status mappings and blacklists
+ * are the catalog's to load.
  */
-export async function applyWebhooksWorld(trx: Knex.Transaction, part: NonNullable<World['webhooks']>, accounts: Map<number, AccountOut>): Promise<void> {
+export async function applyWebhooksWorld(
+  trx: Knex.Transaction,
+  part: NonNullable<World['webhooks']>,
+  accounts: Map<number, AccountOut>,
+): Promise<void> {
   if (part.subscriptions) {
-    const existing = new Set(((await trx('webhooks.subscriptions').select('id')) as Array<{ id: number }>).map((row) => row.id));
+    const existing = new Set(
+      ((await trx('webhooks.subscriptions').select('id')) as Array<{ id: number }>).map((row) => row.id),
+    );
     for (const subscription of part.subscriptions) {
       const columns = {
         ...subscriptionColumns(subscription, accounts.get(subscription.accountId)),
-        status_transitions: JSON.stringify((subscription.statusTransitions ?? []).map(({ from, to }) => ({ from: from ?? null, to: to ?? null }))),
+        status_transitions: JSON.stringify(
+          (subscription.statusTransitions ?? []).map(({ from, to }) => ({ from: from ?? null, to: to ?? null })),
+        ),
         origin: 'world',
         updated_at: trx.fn.now(),
       };
@@ -142,7 +180,9 @@ export async function applyWebhooksWorld(trx: Knex.Transaction, part: NonNullabl
         if (subscription.secret) update.secret = subscription.secret;
         await trx('webhooks.subscriptions').where({ id: subscription.id }).update(update);
         // A subscription the world names again is back in use.
-        await trx('webhooks.subscriptions').where({ id: subscription.id, state: 'removed' }).update({ state: 'active', state_reason: null });
+        await trx('webhooks.subscriptions')
+          .where({ id: subscription.id, state: 'removed' })
+          .update({ state: 'active', state_reason: null });
       } else {
         await trx('webhooks.subscriptions').insert({
           ...columns,
@@ -156,26 +196,13 @@ export async function applyWebhooksWorld(trx: Knex.Transaction, part: NonNullabl
     await trx('webhooks.subscriptions')
       .where({ origin: 'world' })
       .whereNot('state', 'removed')
-      .whereNotIn('id', part.subscriptions.map((subscription) => subscription.id))
+      .whereNotIn(
+        'id',
+        part.subscriptions.map((subscription) => subscription.id),
+      )
       .update({ state: 'removed', state_reason: 'Left out of a later world file', updated_at: trx.fn.now() });
-    await trx.raw(`select setval('webhooks.subscription_ids', greatest((select max(id) from webhooks.subscriptions), 999999))`);
-  }
-  if (part.statusMappings) {
-    await trx('webhooks.status_mappings').delete();
-    if (part.statusMappings.length) {
-      await trx('webhooks.status_mappings')
-        .insert(part.statusMappings.map((mapping) => ({ partner_id: mapping.partnerId, provider_key: mapping.providerKey, partner_key: mapping.partnerKey })))
-        .onConflict(['partner_id', 'provider_key'])
-        .merge();
-    }
-  }
-  if (part.blacklists) {
-    await trx('webhooks.blacklists').delete();
-    if (part.blacklists.length) {
-      await trx('webhooks.blacklists')
-        .insert(part.blacklists.map((entry) => ({ partner_id: entry.partnerId, key: entry.key })))
-        .onConflict(['partner_id', 'key'])
-        .ignore();
-    }
+    await trx.raw(
+      `select setval('webhooks.subscription_ids', greatest((select max(id) from webhooks.subscriptions), 999999))`,
+    );
   }
 }

@@ -1,24 +1,49 @@
 /**
  * webhooks: turns the other services' domain events into signed deliveries to the receivers'
  * HTTP endpoints and AMQP queues, at least once. Producers' outbox relays call `ingest`, which
- * stores every resulting delivery before it answers; workers in every instance then claim due
- * deliveries and attempt them on the retry schedule, logging each attempt.
+ * stores every webhook in its party's event feed and every resulting delivery before it answers;
+ * workers in every instance then claim due deliveries and attempt them on the retry schedule,
+ * logging each attempt. Parties read their feeds through `GET /api/v3/events`.
  */
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { BlockList } from 'node:net';
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
-import { configOf, DbMixin, type DbService, type DomainEvent, FieldsValidationError, type HubConfig, inTransaction, type World, WorldCacheMixin } from '@hub/shared';
+import {
+  configOf,
+  DbMixin,
+  type DbService,
+  type DomainEvent,
+  FieldsValidationError,
+  type HubConfig,
+  inTransaction,
+  type StatusRules,
+  type World,
+  WorldCacheMixin,
+  RetentionMixin,
+} from '@hub/shared';
 import { adminActions } from './admin.actions';
+import { feedActions } from './feed.actions';
 import { healthActions } from './health.actions';
-import { planDeliveries } from './addressing';
+import { deliveryRetention } from './retention';
+import { deliveriesOf, partiesOf, webhooksOf } from './addressing';
+import { appendToFeeds } from './feed.store';
 import { AmqpChannels } from './amqp-sender';
 import { sendHttp } from './http-sender';
 import type { AttemptOutcome } from './outcome';
 import { nextDelayMs } from './schedule';
 import { DELIVERY_SETTINGS } from './settings';
 import { signatureHeader } from './signature';
-import { addressable, type AttemptRecord, type ClaimedDelivery, insertDeliveries, recordAndClaim, recordAttempts, statusRules, type SubscriptionRow, subscriptionsInAudience } from './store';
+import {
+  addressable,
+  type AttemptRecord,
+  claimDue,
+  type ClaimedDelivery,
+  insertDeliveries,
+  recordAttempts,
+  type SubscriptionRow,
+  subscriptionsInAudience,
+} from './webhooks.store';
 import { ACCOUNT_FIXED, type AccountOut, applyWebhooksWorld, MADE_BY_API } from './subscriptions';
 import { allowList } from './target-safety';
 
@@ -31,9 +56,21 @@ export type WebhooksThis = Service &
     config: HubConfig;
     allowed: BlockList;
     amqp: AmqpChannels;
-    worker: { timer?: NodeJS.Timeout; pumping?: Promise<void>; again: boolean; stopping: boolean; inFlight: Set<Promise<void>>; finished: AttemptRecord[] };
+    worker: {
+      timer?: NodeJS.Timeout;
+      claiming?: Promise<void>;
+      claimAgain: boolean;
+      recording?: Promise<void>;
+      stopping: boolean;
+      inFlight: Set<Promise<void>>;
+      /** Attempts that finished and wait for the next record. */
+      finished: AttemptRecord[];
+      /** Attempts being recorded right now. */
+      beingRecorded: AttemptRecord[];
+    };
     pump(): void;
-    cycle(): Promise<void>;
+    claim(): Promise<void>;
+    record(): Promise<void>;
     start(claimed: ClaimedDelivery): void;
     attempt(claimed: ClaimedDelivery): Promise<AttemptRecord>;
     accountsById(ctx: Context, ids: number[]): Promise<Map<number, AccountOut>>;
@@ -41,13 +78,20 @@ export type WebhooksThis = Service &
 
 const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
   name: 'webhooks',
-  mixins: [DbMixin('webhooks', path.join(__dirname, 'migrations')), WorldCacheMixin],
+  mixins: [
+    DbMixin('webhooks', path.join(__dirname, 'migrations')),
+    RetentionMixin('webhooks', ({ retention }) => deliveryRetention(retention)),
+    WorldCacheMixin,
+  ],
   settings: { rest: '' },
+  metadata: {
+    description: 'Webhook subscriptions of receivers, and their deliveries, attempts and dead letters (admin).',
+  },
 
   actions: {
     /**
-     * Internal: where outbox relays hand their events. Every delivery is stored before the
-     * answer, so the answer is the acknowledgement; a repeated event adds nothing.
+     * Internal: where outbox relays hand their events. Every feed entry and delivery is stored
+     * before the answer, so the answer is the acknowledgement; a repeated event adds nothing.
      */
     ingest: {
       visibility: 'public',
@@ -76,26 +120,29 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
       },
       async handler(this: WebhooksThis, ctx: Context<IngestParams>) {
         const { events } = ctx.params;
-        const partnerIds = [...new Set(events.map((event) => event.audience.partnerId).filter((id): id is number => Boolean(id)))];
-        const providerIds = [...new Set(events.map((event) => event.audience.providerId).filter((id): id is number => Boolean(id)))];
-        const subscriptions = await subscriptionsInAudience(this.db.knex, partnerIds, providerIds);
-        const rules = await statusRules(this.db.knex, [...new Set(subscriptions.map((row) => row.partner_id).filter((id): id is number => id !== null))]);
-        const targets = subscriptions.map(addressable);
-        const planned = events.flatMap((event) => planDeliveries(event, targets, (partnerId) => rules.get(partnerId) ?? { mappings: {}, blacklist: [] }));
-        const stored = await insertDeliveries(this.db.knex, planned, this.config.webhookRetryScheduleMs[0] ?? 0);
+        const parties = events.flatMap(partiesOf);
+        const partnerIds = [...new Set(parties.filter(({ kind }) => kind === 'partner').map(({ id }) => id))];
+        const providerIds = [...new Set(parties.filter(({ kind }) => kind === 'provider').map(({ id }) => id))];
+        // Status mappings and blacklists are the catalog's reference data. Asked before the
+        // transaction: embedded mode has one connection, which catalog needs too.
+        const rules = partnerIds.length
+          ? await ctx.call<Record<number, StatusRules>, { partnerIds: number[] }>('catalog.statusRules', { partnerIds })
+          : {};
+        const subscriptions = (await subscriptionsInAudience(this.db.knex, partnerIds, providerIds)).map(addressable);
+        const webhooks = events.flatMap((event) =>
+          webhooksOf(event, (partnerId) => rules[partnerId] ?? { mappings: {}, blacklist: [] }),
+        );
+        // The feed and the deliveries of a webhook commit together, so a webhook sent is always in the feed.
+        const stored = await inTransaction(this.db.knex, async (trx) => {
+          const numbered = await appendToFeeds(trx, webhooks);
+          return insertDeliveries(
+            trx,
+            deliveriesOf(numbered, subscriptions),
+            this.config.webhookRetryScheduleMs[0] ?? 0,
+          );
+        });
         if (stored > 0) this.pump();
         return { events: events.length, deliveries: stored };
-      },
-    },
-
-    /** Internal: a partner's status mapping and blacklist, for services that show statuses. */
-    statusRules: {
-      visibility: 'public',
-      cache: { keys: ['partnerId'] },
-      params: { partnerId: { type: 'number', integer: true, positive: true } },
-      async handler(this: WebhooksThis, ctx: Context<{ partnerId: number }>) {
-        const rules = await statusRules(this.db.knex, [ctx.params.partnerId]);
-        return rules.get(ctx.params.partnerId);
       },
     },
 
@@ -106,7 +153,9 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
         const part = ctx.params.world.webhooks;
         if (!part) return true;
         // Asked before the transaction: embedded mode has one connection, which catalog needs too.
-        const accounts = await this.accountsById(ctx, [...new Set((part.subscriptions ?? []).map((subscription) => subscription.accountId))]);
+        const accounts = await this.accountsById(ctx, [
+          ...new Set((part.subscriptions ?? []).map((subscription) => subscription.accountId)),
+        ]);
         await inTransaction(this.db.knex, (trx) => applyWebhooksWorld(trx, part, accounts));
         this.pump();
         return true;
@@ -124,19 +173,26 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
       async handler(this: WebhooksThis, ctx: Context<{ world: World }>) {
         const subscriptions = ctx.params.world.webhooks?.subscriptions ?? [];
         const stored = new Map(
-          ((await this.db.knex('webhooks.subscriptions').whereIn('id', subscriptions.map((subscription) => subscription.id))) as SubscriptionRow[]).map((row) => [row.id, row]),
+          (
+            (await this.db.knex('webhooks.subscriptions').whereIn(
+              'id',
+              subscriptions.map((subscription) => subscription.id),
+            )) as SubscriptionRow[]
+          ).map((row) => [row.id, row]),
         );
         const details: Record<string, string[]> = {};
         subscriptions.forEach((subscription, index) => {
           const row = stored.get(subscription.id);
           if (row?.origin === 'admin') details[`webhooks.subscriptions[${index}].id`] = [MADE_BY_API];
-          else if (row && row.account_id !== subscription.accountId) details[`webhooks.subscriptions[${index}].accountId`] = [ACCOUNT_FIXED];
+          else if (row && row.account_id !== subscription.accountId)
+            details[`webhooks.subscriptions[${index}].accountId`] = [ACCOUNT_FIXED];
         });
         if (Object.keys(details).length) throw new FieldsValidationError(details);
         return true;
       },
     },
 
+    ...feedActions,
     ...adminActions,
     ...healthActions,
   },
@@ -149,54 +205,73 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
     },
 
     /**
-     * Records the attempts that finished and claims due deliveries while there is room, starting
-     * their attempts; one pump at a time, so attempts that finish meanwhile are recorded together.
-     * A stopping worker still records, but claims nothing.
+     * Wakes the two loops of the worker: one claims due deliveries while there is room and
+     * starts their attempts, the other records the attempts that finished. Each runs one at a
+     * time, so what piles up while it works goes in its next statement: the busier the worker,
+     * the larger its claims and records. A stopping worker still records, but claims nothing.
      */
     pump(this: WebhooksThis) {
       const worker = this.worker;
-      if (worker.pumping) {
-        worker.again = true;
-        return;
-      }
-      worker.pumping = (async () => {
-        do {
-          worker.again = false;
-          await this.cycle();
-        } while (worker.again || worker.finished.length > 0);
-      })()
-        .catch((err: Error) => this.logger.warn(`Claiming deliveries failed: ${err.message}`))
-        .finally(() => {
-          worker.pumping = undefined;
+      if (worker.claiming) worker.claimAgain = true;
+      else if (!worker.stopping)
+        worker.claiming = this.claim()
+          .catch((err: Error) => this.logger.warn(`Claiming deliveries failed: ${err.message}`))
+          .finally(() => {
+            worker.claiming = undefined;
+          });
+      if (!worker.recording && worker.finished.length > 0)
+        worker.recording = this.record().finally(() => {
+          worker.recording = undefined;
+          // Recorded attempts free the room another instance sees, and their cases' next deliveries.
+          this.pump();
         });
     },
 
-    /** One cycle of the worker: records what finished and claims while there is room. */
-    async cycle(this: WebhooksThis) {
+    /** Claims while there is room, in this process and under each subscription's limit. */
+    async claim(this: WebhooksThis) {
       const worker = this.worker;
       const leaseMs = this.config.webhookAttemptTimeoutMs + DELIVERY_SETTINGS.leaseMarginMs;
-      let finished = worker.finished.splice(0);
-      for (;;) {
-        const room = worker.stopping ? 0 : Math.min(DELIVERY_SETTINGS.workerConcurrency - worker.inFlight.size, DELIVERY_SETTINGS.claimBatch);
-        if (room === 0 && finished.length === 0) return;
-        let claimed: ClaimedDelivery[];
+      do {
+        worker.claimAgain = false;
+        for (;;) {
+          const unrecorded = [...worker.beingRecorded, ...worker.finished];
+          // Recording that falls behind holds claims back, so the leases of attempts made
+          // but not recorded stay few and short.
+          const room =
+            worker.stopping || unrecorded.length >= DELIVERY_SETTINGS.maxUnrecorded
+              ? 0
+              : Math.min(DELIVERY_SETTINGS.workerConcurrency - worker.inFlight.size, DELIVERY_SETTINGS.claimBatch);
+          if (room === 0) break;
+          const claimed = await claimDue(
+            this.db.knex,
+            room,
+            leaseMs,
+            unrecorded.map(({ delivery }) => ({ id: delivery.id, attempts: delivery.attempts })),
+          );
+          for (const one of claimed) this.start(one);
+          // A short claim took every delivery that may go now.
+          if (claimed.length < room) break;
+        }
+      } while (worker.claimAgain);
+    },
+
+    /** Records the attempts that finished, together, until none is left. */
+    async record(this: WebhooksThis) {
+      const worker = this.worker;
+      while (worker.finished.length > 0) {
+        worker.beingRecorded = worker.finished.splice(0);
         try {
-          claimed = await recordAndClaim(this.db.knex, finished, room, leaseMs);
-        } catch (err) {
-          if (finished.length === 0) throw err;
+          await recordAttempts(this.db.knex, worker.beingRecorded);
+        } catch {
           // One at a time, so a record the database refuses costs only its own delivery (taken again when its lease runs out).
-          for (const record of finished) {
-            await recordAttempts(this.db.knex, [record]).catch((recordErr: Error) =>
-              this.logger.warn(`Delivery ${record.delivery.id} attempt could not be recorded: ${recordErr.message}`),
+          for (const record of worker.beingRecorded) {
+            await recordAttempts(this.db.knex, [record]).catch((err: Error) =>
+              this.logger.warn(`Delivery ${record.delivery.id} attempt could not be recorded: ${err.message}`),
             );
           }
-          finished = [];
-          continue;
+        } finally {
+          worker.beingRecorded = [];
         }
-        finished = [];
-        for (const one of claimed) this.start(one);
-        // A short claim took every delivery that may go now.
-        if (claimed.length < room) return;
       }
     },
 
@@ -206,7 +281,9 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
         .then((record) => {
           worker.finished.push(record);
         })
-        .catch((err: Error) => this.logger.warn(`Delivery ${claimed.delivery.id} attempt failed to run: ${err.message}`))
+        .catch((err: Error) =>
+          this.logger.warn(`Delivery ${claimed.delivery.id} attempt failed to run: ${err.message}`),
+        )
         .finally(() => {
           worker.inFlight.delete(running);
           this.pump();
@@ -224,8 +301,13 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
         eventType: delivery.event_type,
         timestampSeconds,
         body,
+        caseSequence: delivery.case_sequence,
         signature: signatureHeader(
-          { secret: subscription.secret, previousSecret: subscription.previous_secret, previousSecretUntil: subscription.previous_secret_until },
+          {
+            secret: subscription.secret,
+            previousSecret: subscription.previous_secret,
+            previousSecretUntil: subscription.previous_secret_until,
+          },
           delivery.webhook_id,
           timestampSeconds,
           body,
@@ -234,13 +316,24 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
       const timeoutMs = this.config.webhookAttemptTimeoutMs;
       const send =
         subscription.kind === 'http'
-          ? sendHttp({ url: subscription.url, method: subscription.method ?? 'POST', headers: subscription.headers }, message, timeoutMs, this.allowed)
+          ? sendHttp(
+              { url: subscription.url, method: subscription.method ?? 'POST', headers: subscription.headers },
+              message,
+              timeoutMs,
+              this.allowed,
+            )
           : this.amqp.publish({ url: subscription.url, queue: subscription.queue ?? '' }, message, timeoutMs);
       // A target the request cannot even be made to (a header Node refuses) is a failed attempt
       // like any other: retried, then dead-lettered, never left leased for ever.
-      const outcome: AttemptOutcome = await send.catch((err: Error) => ({ ok: false, errorKind: 'connection', error: err.message }));
+      const outcome: AttemptOutcome = await send.catch((err: Error) => ({
+        ok: false,
+        errorKind: 'connection',
+        error: err.message,
+      }));
       const latencyMs = performance.now() - started;
-      const retryInMs = outcome.ok ? undefined : nextDelayMs(this.config.webhookRetryScheduleMs, delivery.cycle_attempts + 1, outcome.retryAfterMs);
+      const retryInMs = outcome.ok
+        ? undefined
+        : nextDelayMs(this.config.webhookRetryScheduleMs, delivery.cycle_attempts + 1, outcome.retryAfterMs);
       return { delivery, startedAt, latencyMs, outcome, retryInMs };
     },
   },
@@ -249,7 +342,7 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
     this.config = configOf(this.broker);
     this.allowed = allowList(this.config.webhookAllowedNetworks);
     this.amqp = new AmqpChannels(this.allowed);
-    this.worker = { again: false, stopping: false, inFlight: new Set(), finished: [] };
+    this.worker = { claimAgain: false, stopping: false, inFlight: new Set(), finished: [], beingRecorded: [] };
   },
 
   started(this: WebhooksThis) {
@@ -259,12 +352,13 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
   },
 
   async stopped(this: WebhooksThis) {
-    this.worker.stopping = true;
-    clearInterval(this.worker.timer);
-    await this.worker.pumping;
-    await Promise.all([...this.worker.inFlight]);
-    // The attempts that just finished are recorded by the pump they started.
-    await this.worker.pumping;
+    const worker = this.worker;
+    worker.stopping = true;
+    clearInterval(worker.timer);
+    await worker.claiming;
+    await Promise.all([...worker.inFlight]);
+    // Each finished attempt woke the recording, which goes on until none is left.
+    while (worker.recording) await worker.recording;
     await this.amqp.closeAll();
   },
 };

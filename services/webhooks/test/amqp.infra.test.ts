@@ -5,10 +5,10 @@
  * are failed attempts, retried.
  */
 import { randomUUID } from 'node:crypto';
-import net from 'node:net';
 import amqp, { type ChannelModel, type Channel } from 'amqplib';
 import { Webhook } from 'standardwebhooks';
 import { DEMO_TOKENS, INFRA, startTestHub, type TestHub, waitFor } from '../../../test/support/hub';
+import { startTcpProxy, type TcpProxy } from '../../../test/support/tcp-proxy';
 import { domainEvent } from './support/events';
 
 let hub: TestHub;
@@ -19,7 +19,11 @@ beforeAll(async () => {
   hub = await startTestHub({
     services: ['catalog', 'gateway', 'webhooks'],
     infra: true,
-    env: { WEBHOOK_RETRY_SCHEDULE: '0,50ms,50ms', WEBHOOK_ATTEMPT_TIMEOUT_MS: '2000', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8,::1/128' },
+    env: {
+      WEBHOOK_RETRY_SCHEDULE: '0,50ms,50ms',
+      WEBHOOK_ATTEMPT_TIMEOUT_MS: '2000',
+      WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8,::1/128',
+    },
   });
   connection = await amqp.connect(INFRA.amqp);
   channel = await connection.createChannel();
@@ -34,7 +38,11 @@ function admin(method: string, path: string, body?: unknown) {
 }
 
 async function subscribe(queue: string) {
-  const res = await admin('POST', '/subscriptions', { accountId: 3, eventTypes: ['costProposal.created'], target: { kind: 'amqp', url: INFRA.amqp, queue } });
+  const res = await admin('POST', '/subscriptions', {
+    accountId: 3,
+    eventTypes: ['costProposal.created'],
+    target: { kind: 'amqp', url: INFRA.amqp, queue },
+  });
   expect(res.status).toBe(200);
   return res.body.data as { id: number; secret: string };
 }
@@ -49,7 +57,9 @@ async function deliveryIn(subscriptionId: number, state: string) {
 }
 
 async function attemptKinds(deliveryId: number) {
-  return ((await admin('GET', `/deliveries/${deliveryId}/attempts`)).body.data as Array<{ errorKind: string | null }>).map((attempt) => attempt.errorKind);
+  return (
+    (await admin('GET', `/deliveries/${deliveryId}/attempts`)).body.data as Array<{ errorKind: string | null }>
+  ).map((attempt) => attempt.errorKind);
 }
 
 const event = () => domainEvent('costProposal.created', { partnerId: 2 }, { id: 5, name: 'Repair' });
@@ -64,10 +74,20 @@ it('publishes a persistent, signed message to the receiver queue and counts it o
   const message = await channel.get(queue, { noAck: true });
   expect(message).not.toBe(false);
   if (!message) return;
-  expect(message.properties).toMatchObject({ messageId: sent.id, deliveryMode: 2, contentType: 'application/json', type: 'costProposal.created' });
+  expect(message.properties).toMatchObject({
+    messageId: sent.id,
+    deliveryMode: 2,
+    contentType: 'application/json',
+    type: 'costProposal.created',
+  });
   const headers = message.properties.headers as Record<string, string>;
   expect(headers['webhook-id']).toBe(sent.id);
-  expect(new Webhook(subscription.secret).verify(message.content.toString('utf8'), headers)).toEqual(sent.payload);
+  // The first event of its case that the partner hears of.
+  expect(headers['hub-case-sequence']).toBe('1');
+  expect(new Webhook(subscription.secret).verify(message.content.toString('utf8'), headers)).toEqual({
+    ...sent.payload,
+    caseSequence: 1,
+  });
   await channel.deleteQueue(queue);
 });
 
@@ -95,13 +115,12 @@ it('fails an attempt the broker nacks (a full queue rejecting publishes)', async
 });
 
 /**
- * A TCP proxy in front of RabbitMQ that, when told, cuts the connection carrying the next
+ * A proxy in front of RabbitMQ that, when told, cuts the connection carrying the next
  * basic.publish before the broker sees it, so the publisher's channel closes with the confirm
  * still owed.
  */
-async function startCuttingProxy(broker: URL): Promise<{ url: string; cutNextPublish(): void; cuts: number; close(): Promise<void> }> {
+async function startCuttingProxy(broker: URL): Promise<{ url: string; cutNextPublish: () => void; proxy: TcpProxy }> {
   let armed = false;
-  const sockets = new Set<net.Socket>();
   // A method frame (type 1) of class 60 (basic), method 40 (publish): type, channel (2), size (4), class (2), method (2).
   const carriesPublish = (data: Buffer) => {
     for (let at = 0; at + 11 <= data.length; at++) {
@@ -109,55 +128,40 @@ async function startCuttingProxy(broker: URL): Promise<{ url: string; cutNextPub
     }
     return false;
   };
-  const proxy = {
-    url: '',
-    cuts: 0,
+  const proxy = await startTcpProxy(
+    { host: broker.hostname, port: Number(broker.port || 5672) },
+    {
+      cutWhen: (data) => {
+        if (!armed || !carriesPublish(data)) return false;
+        armed = false;
+        return true;
+      },
+    },
+  );
+  const url = new URL(broker);
+  url.hostname = '127.0.0.1';
+  url.port = String(proxy.port);
+  return {
+    url: url.toString(),
     cutNextPublish: () => {
       armed = true;
     },
-    close: () => new Promise<void>((resolve) => {
-      for (const socket of sockets) socket.destroy();
-      server.close(() => resolve());
-    }),
+    proxy,
   };
-  const server = net.createServer((client) => {
-    const upstream = net.connect(Number(broker.port || 5672), broker.hostname);
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on('error', () => undefined);
-      socket.on('close', () => {
-        sockets.delete(socket);
-        client.destroy();
-        upstream.destroy();
-      });
-    }
-    upstream.on('data', (data: Buffer) => client.write(data));
-    client.on('data', (data: Buffer) => {
-      if (armed && carriesPublish(data)) {
-        armed = false;
-        proxy.cuts += 1;
-        client.destroy();
-        return;
-      }
-      upstream.write(data);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = new URL(broker);
-  url.hostname = '127.0.0.1';
-  url.port = String((server.address() as net.AddressInfo).port);
-  proxy.url = url.toString();
-  return proxy;
 }
 
 it('fails an attempt whose connection closes before the confirm, and delivers on the retry', async () => {
   const queue = `hub-test-${randomUUID()}`;
   await channel.assertQueue(queue, { durable: true });
-  const proxy = await startCuttingProxy(new URL(INFRA.amqp));
+  const { url, cutNextPublish, proxy } = await startCuttingProxy(new URL(INFRA.amqp));
   try {
-    const res = await admin('POST', '/subscriptions', { accountId: 3, eventTypes: ['costProposal.created'], target: { kind: 'amqp', url: proxy.url, queue } });
+    const res = await admin('POST', '/subscriptions', {
+      accountId: 3,
+      eventTypes: ['costProposal.created'],
+      target: { kind: 'amqp', url, queue },
+    });
     expect(res.status).toBe(200);
-    proxy.cutNextPublish();
+    cutNextPublish();
     const sent = event();
     await hub.broker.call('webhooks.ingest', { events: [sent] });
     const delivered = await deliveryIn(res.body.data.id, 'succeeded');

@@ -22,7 +22,11 @@ beforeAll(async () => {
   };
   hub = await startTestHub({
     services: ['catalog', 'gateway', 'webhooks'],
-    env: { RATE_LIMIT_PER_MINUTE: '1000000', WEBHOOK_RETRY_SCHEDULE: '0,50ms,50ms,50ms', WEBHOOK_ATTEMPT_TIMEOUT_MS: '1000' },
+    env: {
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      WEBHOOK_RETRY_SCHEDULE: '0,50ms,50ms,50ms',
+      WEBHOOK_ATTEMPT_TIMEOUT_MS: '1000',
+    },
   });
 });
 afterEach(async () => {
@@ -61,7 +65,12 @@ function ingest(events: DomainEvent[]) {
 }
 
 function costProposal(caseGuid?: string) {
-  return domainEvent('costProposal.created', { partnerId: 2 }, { id: Math.floor(Math.random() * 1e6), name: 'Repair', priceNet: 100 }, caseGuid);
+  return domainEvent(
+    'costProposal.created',
+    { partnerId: 2 },
+    { id: Math.floor(Math.random() * 1e6), name: 'Repair', priceNet: 100 },
+    caseGuid,
+  );
 }
 
 async function deliveries(subscriptionId: number, query = '') {
@@ -73,11 +82,21 @@ async function deliveries(subscriptionId: number, query = '') {
 async function attempts(deliveryId: number) {
   const res = await admin('GET', `/deliveries/${deliveryId}/attempts`);
   expect(res.status).toBe(200);
-  return res.body.data as Array<{ attempt: number; ok: boolean; statusCode: number | null; errorKind: string | null; startedAt: string; responseExcerpt: string | null }>;
+  return res.body.data as Array<{
+    attempt: number;
+    ok: boolean;
+    statusCode: number | null;
+    errorKind: string | null;
+    startedAt: string;
+    responseExcerpt: string | null;
+  }>;
 }
 
 async function settled(subscriptionId: number, state: string, count = 1) {
-  await waitFor(async () => (await deliveries(subscriptionId, `&state=${state}`)).length === count, `${count} ${state} deliveries`);
+  await waitFor(
+    async () => (await deliveries(subscriptionId, `&state=${state}`)).length === count,
+    `${count} ${state} deliveries`,
+  );
   return deliveries(subscriptionId);
 }
 
@@ -91,14 +110,31 @@ describe('signature and headers', () => {
     const headers = request.headers as Record<string, string>;
     expect(headers['webhook-id']).toBe(event.id);
     expect(headers['webhook-event-type']).toBe('costProposal.created');
+    // The first event of its case that the partner hears of.
+    expect(headers['hub-case-sequence']).toBe('1');
     expect(request.method).toBe('POST');
-    expect(new Webhook(subscription.secret).verify(request.body, headers)).toEqual(event.payload);
+    expect(new Webhook(subscription.secret).verify(request.body, headers)).toEqual({
+      ...event.payload,
+      caseSequence: 1,
+    });
     expect(() => new Webhook(subscription.secret).verify(request.body.replace('Repair', 'Scrap'), headers)).toThrow();
-    expect(() => new Webhook('whsec_' + Buffer.alloc(32, 1).toString('base64')).verify(request.body, headers)).toThrow();
+    expect(() =>
+      new Webhook('whsec_' + Buffer.alloc(32, 1).toString('base64')).verify(request.body, headers),
+    ).toThrow();
   });
 
   it('sends the subscription method and custom headers, which cannot override the reserved ones', async () => {
-    const subscription = await subscribe('/headers', { target: { method: 'PUT', headers: { 'X-Partner-Key': 'k-42', 'webhook-id': 'forged', 'Content-Type': 'text/plain' } } });
+    const subscription = await subscribe('/headers', {
+      target: {
+        method: 'PUT',
+        headers: {
+          'X-Partner-Key': 'k-42',
+          'webhook-id': 'forged',
+          'Hub-Case-Sequence': '99',
+          'Content-Type': 'text/plain',
+        },
+      },
+    });
     const event = costProposal();
     await ingest([event]);
     await waitFor(() => at('/headers').length === 1, 'the webhook');
@@ -106,8 +142,12 @@ describe('signature and headers', () => {
     expect(request.method).toBe('PUT');
     expect(request.headers['x-partner-key']).toBe('k-42');
     expect(request.headers['webhook-id']).toBe(event.id);
+    expect(request.headers['hub-case-sequence']).toBe('1');
     expect(request.headers['content-type']).toBe('application/json');
-    expect(new Webhook(subscription.secret).verify(request.body, request.headers as Record<string, string>)).toEqual(event.payload);
+    expect(new Webhook(subscription.secret).verify(request.body, request.headers as Record<string, string>)).toEqual({
+      ...event.payload,
+      caseSequence: 1,
+    });
   });
 
   it('signs with the new and the previous secret after a rotation; both verify', async () => {
@@ -131,12 +171,14 @@ describe('ingest', () => {
   it('stores each delivery once however often the same events are ingested', async () => {
     const subscription = await subscribe('/once');
     const events = [costProposal(), costProposal()];
-    expect(await ingest(events)).toEqual({ events: 2, deliveries: 2 });
+    expect(await ingest([...events, events[0]])).toEqual({ events: 3, deliveries: 2 });
     expect(await ingest(events)).toEqual({ events: 2, deliveries: 0 });
     await settled(subscription.id, 'succeeded', 2);
     expect(await ingest([events[1]])).toEqual({ events: 1, deliveries: 0 });
     expect(await deliveries(subscription.id)).toHaveLength(2);
-    expect(new Set(at('/once').map((request) => request.headers['webhook-id']))).toEqual(new Set(events.map((event) => event.id)));
+    expect(new Set(at('/once').map((request) => request.headers['webhook-id']))).toEqual(
+      new Set(events.map((event) => event.id)),
+    );
   });
 
   it('reaches only the subscriptions of the audience and the types they name', async () => {
@@ -164,7 +206,11 @@ describe('ingest', () => {
   });
 
   it('refuses a subscription with a bad target or an admin account', async () => {
-    const res = await admin('POST', '/subscriptions', { accountId: 1, eventTypes: ['status.new'], target: { kind: 'amqp', url: 'http://x' } });
+    const res = await admin('POST', '/subscriptions', {
+      accountId: 1,
+      eventTypes: ['status.new'],
+      target: { kind: 'amqp', url: 'http://x' },
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.details).toEqual({
       accountId: ['The account must be a partner or a provider account'],
@@ -176,28 +222,43 @@ describe('ingest', () => {
   });
 
   it('refuses a header value with a line break, and dead-letters a delivery whose request cannot be made', async () => {
-    const injected = await admin('POST', '/subscriptions', { accountId: 3, eventTypes: ['costProposal.created'], target: { kind: 'http', url: `${receiver.url}/crlf`, headers: { 'X-Bad': 'a\r\nInjected: 1' } } });
+    const injected = await admin('POST', '/subscriptions', {
+      accountId: 3,
+      eventTypes: ['costProposal.created'],
+      target: { kind: 'http', url: `${receiver.url}/crlf`, headers: { 'X-Bad': 'a\r\nInjected: 1' } },
+    });
     expect(injected.status).toBe(400);
     expect(injected.body.error.details).toEqual({ 'target.headers.X-Bad': ['Wrong format'] });
     // One stored before such values were refused: each attempt fails, and the schedule ends in the dead letter.
     const { id } = await subscribe('/unsendable');
     const { knex } = await databaseOf(hub.broker);
-    await knex('webhooks.subscriptions').where({ id }).update({ headers: JSON.stringify({ 'X-Bad': 'a\nb' }) });
+    await knex('webhooks.subscriptions')
+      .where({ id })
+      .update({ headers: JSON.stringify({ 'X-Bad': 'a\nb' }) });
     await ingest([costProposal()]);
     const [dead] = await settled(id, 'dead');
-    expect((await attempts(dead.id)).map((attempt) => attempt.errorKind)).toEqual(['connection', 'connection', 'connection', 'connection']);
+    expect((await attempts(dead.id)).map((attempt) => attempt.errorKind)).toEqual([
+      'connection',
+      'connection',
+      'connection',
+      'connection',
+    ]);
     expect(at('/unsendable')).toEqual([]);
   });
 });
 
 describe('failure answers', () => {
   it('retries after a 500 and logs each attempt with its status and answer', async () => {
-    answers.set('/flaky', (_request, index) => (index === 0 ? { status: 500, body: 'database down' } : { status: 200, body: 'ok' }));
+    answers.set('/flaky', (_request, index) =>
+      index === 0 ? { status: 500, body: 'database down' } : { status: 200, body: 'ok' },
+    );
     const subscription = await subscribe('/flaky');
     await ingest([costProposal()]);
     const [delivery] = await settled(subscription.id, 'succeeded');
     const log = await attempts(delivery.id);
-    expect(log.map(({ ok, statusCode, errorKind, responseExcerpt }) => ({ ok, statusCode, errorKind, responseExcerpt }))).toEqual([
+    expect(
+      log.map(({ ok, statusCode, errorKind, responseExcerpt }) => ({ ok, statusCode, errorKind, responseExcerpt })),
+    ).toEqual([
       { ok: false, statusCode: 500, errorKind: 'http_status', responseExcerpt: 'database down' },
       { ok: true, statusCode: 200, errorKind: null, responseExcerpt: 'ok' },
     ]);
@@ -209,7 +270,9 @@ describe('failure answers', () => {
     [503, '/busy'],
     [429, '/throttled'],
   ])('waits the Retry-After of a %i before the next attempt', async (status, path) => {
-    answers.set(path, (_request, index) => (index === 0 ? { status, headers: { 'Retry-After': '2' } } : { status: 204 }));
+    answers.set(path, (_request, index) =>
+      index === 0 ? { status, headers: { 'Retry-After': '2' } } : { status: 204 },
+    );
     const subscription = await subscribe(path);
     await ingest([costProposal()]);
     const [delivery] = await settled(subscription.id, 'succeeded');
@@ -233,7 +296,13 @@ describe('failure answers', () => {
     answers.set('/gone', () => (gone ? { status: 410 } : { status: 204 }));
     const subscription = await subscribe('/gone');
     await ingest([costProposal()]);
-    await waitFor(async () => (await admin('GET', '/subscriptions?accountId=3')).body.data.find((s: { id: number }) => s.id === subscription.id).state === 'disabled', 'the subscription disabled');
+    await waitFor(
+      async () =>
+        (await admin('GET', '/subscriptions?accountId=3')).body.data.find(
+          (s: { id: number }) => s.id === subscription.id,
+        ).state === 'disabled',
+      'the subscription disabled',
+    );
     await ingest([costProposal()]);
     const pending = await deliveries(subscription.id, '&state=pending');
     expect(pending).toHaveLength(1);
@@ -317,11 +386,24 @@ describe('order and fairness', () => {
   it('delivers the events of one case in order, holding later ones while an earlier one is retried', async () => {
     const caseGuid = '5b7c3f1e-2d4a-4c8e-9f10-0a1b2c3d4e5f';
     const events = Array.from({ length: 5 }, () => costProposal(caseGuid));
-    answers.set('/ordered', (request, index) => (request.headers['webhook-id'] === events[1].id && index === 1 ? { status: 500 } : { delayMs: 20 }));
+    answers.set('/ordered', (request, index) =>
+      request.headers['webhook-id'] === events[1].id && index === 1 ? { status: 500 } : { delayMs: 20 },
+    );
     const subscription = await subscribe('/ordered', { maxInFlight: 4 });
     await ingest(events);
     await settled(subscription.id, 'succeeded', 5);
-    expect(at('/ordered').map((request) => events.findIndex((event) => event.id === request.headers['webhook-id']))).toEqual([0, 1, 1, 2, 3, 4]);
+    expect(
+      at('/ordered').map((request) => events.findIndex((event) => event.id === request.headers['webhook-id'])),
+    ).toEqual([0, 1, 1, 2, 3, 4]);
+    // The case's numbers rise by one per event; the retry repeats its number.
+    expect(at('/ordered').map((request) => request.headers['hub-case-sequence'])).toEqual([
+      '1',
+      '2',
+      '2',
+      '3',
+      '4',
+      '5',
+    ]);
     expect(receiver.maxOpen.get('/ordered')).toBe(1);
   });
 

@@ -41,7 +41,16 @@ beforeAll(async () => {
   const world = {
     ...demo,
     // Account 3 is Power (partner 2).
-    webhooks: { subscriptions: [{ id: 1, accountId: 3, eventTypes: ['costProposal.created'], target: { kind: 'http' as const, url: `${receiver.url}/slow` } }] },
+    webhooks: {
+      subscriptions: [
+        {
+          id: 1,
+          accountId: 3,
+          eventTypes: ['costProposal.created'],
+          target: { kind: 'http' as const, url: `${receiver.url}/slow` },
+        },
+      ],
+    },
   };
   const start = (nodeId: string, services: ServiceName[], initialWorld?: typeof world) =>
     startHub({ ...loadConfig({ ...env, NODE_ID: nodeId }), services }, { initialWorld });
@@ -61,7 +70,7 @@ async function claimsWaiting(): Promise<number> {
   const { rows } = await sql.raw(
     `select count(*)::int as waiting from pg_stat_activity
       where datname = current_database() and wait_event_type = 'Lock'
-        and (query like '%lease_until%' or query like '%pg_advisory_xact_lock%')`,
+        and query like '%webhooks.claim_due%'`,
   );
   return rows[0].waiting;
 }
@@ -69,7 +78,9 @@ async function claimsWaiting(): Promise<number> {
 it('never has more requests open at a slow receiver than the limit while two instances claim at once', async () => {
   await sql('webhooks.subscriptions').where({ id: 1 }).update({ max_in_flight: LIMIT, state: 'paused' });
   // Each its own case, so order does not hold any back: only the limit does.
-  const events = Array.from({ length: DELIVERIES }, (_, index) => domainEvent('costProposal.created', { partnerId: 2 }, { id: index + 1 }));
+  const events = Array.from({ length: DELIVERIES }, (_, index) =>
+    domainEvent('costProposal.created', { partnerId: 2 }, { id: index + 1 }),
+  );
   expect(await brokers[0].call('webhooks.ingest', { events })).toEqual({ events: DELIVERIES, deliveries: DELIVERIES });
   receiver.answer = () => (receiver.received.length <= SLOW_ANSWERS ? { delayMs: 300 } : {});
 
@@ -80,7 +91,13 @@ it('never has more requests open at a slow receiver than the limit while two ins
     await waitFor(async () => (await claimsWaiting()) === 2, 'a claim of each instance waiting', 10_000);
   });
 
-  await waitFor(async () => Number((await sql('webhooks.deliveries').where({ state: 'succeeded' }).count('* as count'))[0].count) === DELIVERIES, 'every delivery made', 60_000);
+  await waitFor(
+    async () =>
+      Number((await sql('webhooks.deliveries').where({ state: 'succeeded' }).count('* as count'))[0].count) ===
+      DELIVERIES,
+    'every delivery made',
+    60_000,
+  );
   expect(new Set(receiver.received.map((request) => request.headers['webhook-id'])).size).toBe(DELIVERIES);
   expect(receiver.maxOpen.get('/slow')).toBe(LIMIT);
 }, 90_000);

@@ -8,8 +8,21 @@ describe('target safety', () => {
   const none = allowList([]);
 
   it.each([
-    '127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1',
-    '::1', '::', 'fd00::1', 'fe80::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', '64:ff9b::a00:1',
+    '127.0.0.1',
+    '10.1.2.3',
+    '172.16.0.1',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '224.0.0.1',
+    '::1',
+    '::',
+    'fd00::1',
+    'fe80::1',
+    '::ffff:127.0.0.1',
+    '::ffff:10.0.0.1',
+    '64:ff9b::a00:1',
   ])('denies the non-global address %s', (address) => {
     expect(isAllowedAddress(address, none)).toBe(false);
   });
@@ -54,11 +67,21 @@ describe('signature', () => {
     const previous = newSecret();
     const timestamp = Math.floor(Date.now() / 1000);
     const body = '{"a":1}';
-    const header = signatureHeader({ secret: current, previousSecret: previous, previousSecretUntil: new Date(Date.now() + 1000) }, 'msg_1', timestamp, body);
+    const header = signatureHeader(
+      { secret: current, previousSecret: previous, previousSecretUntil: new Date(Date.now() + 1000) },
+      'msg_1',
+      timestamp,
+      body,
+    );
     const headers = { 'webhook-id': 'msg_1', 'webhook-timestamp': String(timestamp), 'webhook-signature': header };
     expect(new Webhook(current).verify(body, headers)).toEqual({ a: 1 });
     expect(new Webhook(previous).verify(body, headers)).toEqual({ a: 1 });
-    const expired = signatureHeader({ secret: current, previousSecret: previous, previousSecretUntil: new Date(Date.now() - 1) }, 'msg_1', timestamp, body);
+    const expired = signatureHeader(
+      { secret: current, previousSecret: previous, previousSecretUntil: new Date(Date.now() - 1) },
+      'msg_1',
+      timestamp,
+      body,
+    );
     expect(() => new Webhook(previous).verify(body, { ...headers, 'webhook-signature': expired })).toThrow();
   });
 });

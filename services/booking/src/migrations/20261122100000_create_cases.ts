@@ -117,7 +117,16 @@ export async function up(knex: Knex): Promise<void> {
 
 export async function down(knex: Knex): Promise<void> {
   await dropOutboxTable(knex, 'booking');
-  for (const table of ['idempotency_keys', 'external_requests', 'case_tags', 'tags', 'case_statuses', 'case_contacts', 'cases', 'status_keys']) {
+  for (const table of [
+    'idempotency_keys',
+    'external_requests',
+    'case_tags',
+    'tags',
+    'case_statuses',
+    'case_contacts',
+    'cases',
+    'status_keys',
+  ]) {
     await knex.schema.withSchema('booking').dropTableIfExists(table);
   }
 }

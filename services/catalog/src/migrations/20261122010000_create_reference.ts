@@ -27,7 +27,14 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
-  for (const table of ['shipping_methods', 'accessories', 'service_locations', 'product_types', 'service_types', 'manufacturers']) {
+  for (const table of [
+    'shipping_methods',
+    'accessories',
+    'service_locations',
+    'product_types',
+    'service_types',
+    'manufacturers',
+  ]) {
     await knex.schema.withSchema('catalog').dropTableIfExists(table);
   }
 }

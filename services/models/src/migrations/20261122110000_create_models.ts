@@ -33,7 +33,9 @@ export async function up(knex: Knex): Promise<void> {
   // New entries wait in the index's pending list until it is merged; every search scans that list,
   // and the planner prices it in. A small limit merges it often, so the index stays the cheap path
   // without a vacuum (PGlite runs no autovacuum) at a modest cost to bulk writes.
-  await knex.raw('create index models_search_trgm on models.models using gin (search_text gin_trgm_ops) with (gin_pending_list_limit = 256)');
+  await knex.raw(
+    'create index models_search_trgm on models.models using gin (search_text gin_trgm_ops) with (gin_pending_list_limit = 256)',
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

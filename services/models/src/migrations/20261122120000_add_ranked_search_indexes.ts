@@ -17,8 +17,12 @@ export async function up(knex: Knex): Promise<void> {
   // A filtered search walks these in name order; they follow the same byte order.
   await knex.raw('drop index models.models_manufacturer_name');
   await knex.raw('drop index models.models_product_type_name');
-  await knex.raw('create index models_manufacturer_name on models.models (manufacturer_id, (lower(name) collate "C"), id)');
-  await knex.raw('create index models_product_type_name on models.models (product_type_id, (lower(name) collate "C"), id)');
+  await knex.raw(
+    'create index models_manufacturer_name on models.models (manufacturer_id, (lower(name) collate "C"), id)',
+  );
+  await knex.raw(
+    'create index models_product_type_name on models.models (product_type_id, (lower(name) collate "C"), id)',
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -63,7 +63,9 @@ export async function up(knex: Knex): Promise<void> {
     table.unique(['event_id', 'subscription_id', 'event_type']);
   });
   await knex.raw(`create index deliveries_due on webhooks.deliveries (next_attempt_at, id) where state = 'pending'`);
-  await knex.raw(`create index deliveries_case_order on webhooks.deliveries (subscription_id, case_guid, id) where state = 'pending'`);
+  await knex.raw(
+    `create index deliveries_case_order on webhooks.deliveries (subscription_id, case_guid, id) where state = 'pending'`,
+  );
   await knex.raw('create index deliveries_subscription on webhooks.deliveries (subscription_id, id)');
 
   await knex.schema.withSchema('webhooks').createTable('attempts', (table) => {

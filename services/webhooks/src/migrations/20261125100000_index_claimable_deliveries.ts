@@ -6,8 +6,12 @@ import type { Knex } from 'knex';
  * finished ones too, so a claim grew with the backlog and the history.
  */
 export async function up(knex: Knex): Promise<void> {
-  await knex.raw(`create index deliveries_due_per_subscription on webhooks.deliveries (subscription_id, next_attempt_at, id) where state = 'pending'`);
-  await knex.raw(`create index deliveries_leased on webhooks.deliveries (subscription_id, lease_until) where state = 'pending' and lease_until is not null`);
+  await knex.raw(
+    `create index deliveries_due_per_subscription on webhooks.deliveries (subscription_id, next_attempt_at, id) where state = 'pending'`,
+  );
+  await knex.raw(
+    `create index deliveries_leased on webhooks.deliveries (subscription_id, lease_until) where state = 'pending' and lease_until is not null`,
+  );
   await knex.raw('drop index webhooks.deliveries_due');
 }
 

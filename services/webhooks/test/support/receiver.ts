@@ -37,12 +37,19 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(): Promise<Receiver> {
-  const receiver = { received: [] as Received[], answer: (() => ({})) as (request: Received) => Answer, open: new Map<string, number>(), maxOpen: new Map<string, number>() } as Receiver;
+/** `port`: listen where an earlier receiver listened, as a receiver back after an outage does (0: any free port). */
+export async function startReceiver(port = 0): Promise<Receiver> {
+  const receiver = {
+    received: [] as Received[],
+    answer: (() => ({})) as (request: Received) => Answer,
+    open: new Map<string, number>(),
+    maxOpen: new Map<string, number>(),
+  } as Receiver;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', async () => {
+    req.on('end', () => void answerRequest());
+    const answerRequest = async () => {
       const body = Buffer.concat(chunks).toString('utf8');
       let json: unknown;
       try {
@@ -66,9 +73,9 @@ export async function startReceiver(): Promise<Receiver> {
       }
       res.writeHead(answer.status ?? 204, answer.headers ?? {});
       res.end(answer.body ?? '');
-    });
+    };
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   receiver.close = () =>
     new Promise<void>((resolve) => {

@@ -1,0 +1,87 @@
+#!/usr/bin/env node
+/**
+ * Runs every benchmark in bench/ one after another: `npm run bench` (full runs, minutes each),
+ * `npm run bench -- --quick` (a second or two of measuring each; part of CI, so a benchmark that
+ * stops working fails the build), `npm run bench -- booking lookups-routing` (only those).
+ * `--out <file>` also writes each benchmark's closing JSON line, or its failure, to a file.
+ *
+ * Every `bench/<name>.js` is a benchmark: a new one is run without being listed here. Each follows
+ * the convention in bench/lib/benchmark.js: it measures the hub beside a baseline in the same run
+ * and ends with one JSON line `{ bench, quick, machine, ratios, figures }`, where each ratio is the
+ * hub's figure as a share of its baseline's (1: as fast as the baseline). A benchmark fails when
+ * it exits non-zero, ends without that line, or (quick runs) takes longer than QUICK_LIMIT_MS.
+ */
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+
+/** A quick run that takes longer than this has hung; full runs are not limited. */
+const QUICK_LIMIT_MS = 5 * 60_000;
+
+const argv = process.argv.slice(2);
+const quick = argv.includes('--quick');
+const outIndex = argv.indexOf('--out');
+const outFile = outIndex >= 0 ? argv[outIndex + 1] : undefined;
+const wanted = argv.filter((arg, i) => !arg.startsWith('--') && (outIndex < 0 || i !== outIndex + 1));
+
+const available = fs
+  .readdirSync(__dirname)
+  .filter((file) => file.endsWith('.js') && file !== path.basename(__filename))
+  .map((file) => file.slice(0, -'.js'.length))
+  .sort();
+const unknown = wanted.filter((name) => !available.includes(name));
+if (unknown.length) {
+  console.error(`No benchmark named ${unknown.join(', ')} (there are: ${available.join(', ')})`);
+  process.exit(2);
+}
+const names = wanted.length ? wanted : available;
+
+/** Runs one benchmark, passing its output through, and resolves to its closing line or its failure. */
+function runOne(name) {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    const child = spawn(process.execPath, [path.join(__dirname, `${name}.js`), ...(quick ? ['--quick'] : [])], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+      process.stdout.write(chunk);
+    });
+    const limit = quick ? setTimeout(() => child.kill('SIGKILL'), QUICK_LIMIT_MS) : undefined;
+    child.on('close', (code, signal) => {
+      clearTimeout(limit);
+      const seconds = +((Date.now() - started) / 1000).toFixed(1);
+      const failed = (error) => resolve({ bench: name, ok: false, seconds, error });
+      if (signal) return failed(`killed by ${signal}${quick ? ` after the ${QUICK_LIMIT_MS / 1000} s limit` : ''}`);
+      if (code !== 0) return failed(`exited with code ${code}`);
+      const last = stdout.trimEnd().split('\n').at(-1) ?? '';
+      let report;
+      try {
+        report = JSON.parse(last);
+      } catch {
+        return failed('did not end with a JSON line');
+      }
+      if (report.bench !== name || typeof report.ratios !== 'object' || report.ratios === null)
+        return failed('its last line is not a benchmark report ({ bench, ratios, ... })');
+      resolve({ ...report, ok: true, seconds });
+    });
+  });
+}
+
+(async () => {
+  const results = [];
+  for (const name of names) {
+    console.log(`\n=== bench/${name}.js${quick ? ' --quick' : ''}`);
+    results.push(await runOne(name));
+  }
+  if (outFile) fs.writeFileSync(outFile, results.map((result) => JSON.stringify(result)).join('\n') + '\n');
+  console.log('\n| benchmark | seconds | result | ratios to baseline |\n|---|---:|---|---|');
+  for (const { bench, seconds, ok, error, ratios } of results) {
+    const shown = ok ? Object.entries(ratios).map(([key, value]) => `${key} ${value}`) : [];
+    console.log(`| ${bench} | ${seconds} | ${ok ? 'ok' : `FAILED: ${error}`} | ${shown.join(', ')} |`);
+  }
+  const failed = results.filter((result) => !result.ok).length;
+  console.log(`\n${results.length - failed} benchmarks ran, ${failed} failed`);
+  process.exit(failed ? 1 : 0);
+})();

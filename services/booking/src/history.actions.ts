@@ -1,0 +1,99 @@
+/** A case's history (docs/cases.md): who changed it, what and when, as the caller's party may see it. */
+import type { Context, ServiceActionsSchema } from 'moleculer';
+import { ACCESS, type CallerMeta, callerOf, type JsonSchema } from '@hub/shared';
+import { caseRowFor, GUID_PARAM, statusRulesFor } from './case-access';
+import { HISTORY_ACTIONS, historyForPartner } from './case-history';
+import { readHistory } from './history.store';
+import type { BookingThis } from './booking.types';
+
+export interface CaseHistoryParams {
+  guid: string;
+}
+
+const ANY_VALUE: JsonSchema = { description: 'Any JSON value; null where the field had none' };
+
+/** One entry of a case's history as answered. */
+const HISTORY_ENTRY: JsonSchema = {
+  title: 'CaseHistoryEntry',
+  type: 'object',
+  required: ['id', 'at', 'action', 'account', 'party', 'changes'],
+  properties: {
+    id: { type: 'integer' },
+    at: { type: 'string', format: 'date-time', description: 'When the change was written' },
+    action: { enum: HISTORY_ACTIONS },
+    account: {
+      description: 'The account that made the change; null where the hub did not keep it',
+      type: ['object', 'null'],
+      required: ['id', 'name'],
+      properties: { id: { type: 'integer' }, name: { type: 'string' } },
+    },
+    party: {
+      description: 'The party the account acted for',
+      type: ['object', 'null'],
+      required: ['type', 'id', 'name'],
+      properties: {
+        type: { enum: ['partner', 'provider'] },
+        id: { type: 'integer' },
+        name: { type: ['string', 'null'] },
+      },
+    },
+    changes: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['field', 'before', 'after'],
+        properties: {
+          field: { type: 'string', description: 'The path of the field in the Case, e.g. `orderData.refNo`' },
+          before: ANY_VALUE,
+          after: ANY_VALUE,
+        },
+      },
+    },
+  },
+};
+
+export const historyActions: ServiceActionsSchema = {
+  history: {
+    rest: 'GET /v3/case/history',
+    access: ACCESS.PARTNER_PROVIDER,
+    summary: 'Who changed the case, what and when',
+    description:
+      'Answers `{ data: [{ id, at, action, account, party, changes: [{ field, before, after }] }] }`, oldest first. ' +
+      "A partner does not see the provider's `orderData.providerSpecific` and sees statuses in its own keys, hidden ones left out.",
+    params: { guid: GUID_PARAM },
+    response: {
+      type: 'object',
+      required: ['data'],
+      properties: { data: { type: 'array', items: HISTORY_ENTRY } },
+      examples: [
+        {
+          data: [
+            {
+              id: 1,
+              at: '2026-11-02T09:14:03.120Z',
+              action: 'created',
+              account: { id: 2, name: 'Elkjøp API' },
+              party: { type: 'partner', id: 1, name: 'Elkjøp Nordic' },
+              changes: [{ field: 'currentStatus', before: null, after: 'registered' }],
+            },
+            {
+              id: 2,
+              at: '2026-11-02T10:40:51.004Z',
+              action: 'appended',
+              account: { id: 5, name: 'Nordic Repair Center API' },
+              party: { type: 'provider', id: 10, name: 'Nordic Repair Center' },
+              changes: [{ field: 'orderData.providerOrderReference', before: null, after: 'WO-7' }],
+            },
+          ],
+        },
+      ],
+    },
+    async handler(this: BookingThis, ctx: Context<CaseHistoryParams, CallerMeta>) {
+      const caller = callerOf(ctx);
+      const rules = await statusRulesFor(ctx, caller);
+      const row = await caseRowFor(this.db.knex, caller, ctx.params.guid);
+      const entries = await readHistory(this.db.knex, row);
+      return { data: caller.role === 'partner' ? historyForPartner(entries, rules) : entries };
+    },
+  },
+};

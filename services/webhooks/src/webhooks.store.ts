@@ -1,0 +1,251 @@
+/**
+ * The webhooks schema: subscriptions, status rules, deliveries and their attempt log. Claims use
+ * `FOR UPDATE SKIP LOCKED` with a lease so several workers share the queue and a crashed
+ * worker's deliveries are taken again when the lease runs out; they take turns across instances
+ * so that per-subscription limits hold over all of them.
+ */
+import type { Knex } from 'knex';
+import type { AddressableSubscription, PlannedDelivery, StatusTransitionRule } from './addressing';
+import type { AttemptOutcome } from './outcome';
+
+export type SubscriptionState = 'active' | 'paused' | 'disabled' | 'removed';
+
+export interface SubscriptionRow {
+  id: number;
+  account_id: number;
+  partner_id: number | null;
+  provider_id: number | null;
+  event_types: string[];
+  kind: 'http' | 'amqp';
+  url: string;
+  method: string | null;
+  headers: Record<string, string>;
+  queue: string | null;
+  status_transitions: StatusTransitionRule[];
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_until: Date | null;
+  state: SubscriptionState;
+  state_reason: string | null;
+  max_in_flight: number;
+  origin: 'world' | 'admin';
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface DeliveryRow {
+  id: number;
+  event_id: string;
+  webhook_id: string;
+  subscription_id: number;
+  event_type: string;
+  case_guid: string | null;
+  /** The party's number for the event in its case (feed.store.ts); null for an event of no case. */
+  case_sequence: number | null;
+  payload: Record<string, unknown>;
+  occurred_at: Date;
+  state: 'pending' | 'succeeded' | 'dead';
+  attempts: number;
+  cycle_attempts: number;
+  next_attempt_at: Date;
+  lease_until: Date | null;
+  last_error: string | null;
+  created_at: Date;
+  finished_at: Date | null;
+}
+
+export function addressable(row: SubscriptionRow): AddressableSubscription {
+  return {
+    id: row.id,
+    partnerId: row.partner_id,
+    providerId: row.provider_id,
+    eventTypes: row.event_types,
+    statusTransitions: row.status_transitions,
+  };
+}
+
+/** Subscriptions that take new deliveries (a paused one keeps them for later) in these audiences. */
+export async function subscriptionsInAudience(
+  knex: Knex,
+  partnerIds: number[],
+  providerIds: number[],
+): Promise<SubscriptionRow[]> {
+  if (partnerIds.length === 0 && providerIds.length === 0) return [];
+  return knex('webhooks.subscriptions')
+    .whereIn('state', ['active', 'paused'])
+    .andWhere((where) => {
+      if (partnerIds.length) where.orWhereIn('partner_id', partnerIds);
+      if (providerIds.length) where.orWhereIn('provider_id', providerIds);
+    });
+}
+
+/** Stores planned deliveries; a delivery already stored (a repeated ingest) is left as it is. */
+export async function insertDeliveries(knex: Knex, planned: PlannedDelivery[], firstDelayMs: number): Promise<number> {
+  let inserted = 0;
+  for (let start = 0; start < planned.length; start += 500) {
+    const rows = planned.slice(start, start + 500).map((item) => ({
+      event_id: item.eventId,
+      webhook_id: item.webhookId,
+      subscription_id: item.subscriptionId,
+      event_type: item.eventType,
+      case_guid: item.caseGuid,
+      case_sequence: item.caseSequence,
+      payload: JSON.stringify(item.payload),
+      occurred_at: item.occurredAt,
+      next_attempt_at: knex.raw(`now() + (? * interval '1 millisecond')`, [firstDelayMs]),
+    }));
+    const result = await knex('webhooks.deliveries')
+      .insert(rows)
+      .onConflict(['event_id', 'subscription_id', 'event_type'])
+      .ignore()
+      .returning('id');
+    inserted += result.length;
+  }
+  return inserted;
+}
+
+/** A delivery whose attempt finished in this worker but is not recorded yet: still leased, no longer in flight. */
+export interface UnrecordedAttempt {
+  id: number;
+  /** The delivery's attempts before this one: a recorded attempt moves it on, so a later lease is not mistaken for this one. */
+  attempts: number;
+}
+
+/**
+ * Claims due deliveries. The claim walks each active subscription's due deliveries (most overdue
+ * first) up to its free room, and takes only the oldest pending one of each (subscription, case),
+ * so a case reaches a receiver in event order. Every step reads an index of pending deliveries,
+ * so a claim costs the same whatever the backlog and history. Each delivery comes with its
+ * subscription as it is at the claim (secrets rotate, targets change).
+ *
+ * The free room is the in-flight limit less the leased deliveries, but for those this worker
+ * has finished and not recorded yet: their place is free the moment their attempt ends, so
+ * recording is off the path of the next attempt. Another instance still counts them, which
+ * errs on the side of fewer attempts in flight.
+ *
+ * Claims take turns under one advisory lock: the free room counts the leases other instances
+ * hold, and a claim running beside another would count from a snapshot without the other's
+ * leases. The lock is taken in a statement of its own, so the claim's snapshot comes after the
+ * last claim's commit: both are statements of the function `webhooks.claim_due`, so that a
+ * claim is one round trip.
+ */
+export async function claimDue(
+  knex: Knex,
+  limit: number,
+  leaseMs: number,
+  unrecorded: UnrecordedAttempt[],
+): Promise<ClaimedDelivery[]> {
+  // One round trip: the function takes the lock and claims (migration 20261126100000).
+  const result = await knex
+    .raw('select webhooks.claim_due(?::jsonb, ?, ?) as claimed', [JSON.stringify(unrecorded), limit, leaseMs])
+    .options({ name: 'webhooks-claim-due' });
+  return (result.rows as Array<{ claimed: DeliveryJson & { subscription: SubscriptionJson } }>)
+    .map(({ claimed: { subscription, ...delivery } }) => ({
+      delivery: deliveryFromJson(delivery),
+      subscription: subscriptionFromJson(subscription),
+    }))
+    .sort((a, b) => a.delivery.id - b.delivery.id);
+}
+
+export interface ClaimedDelivery {
+  delivery: DeliveryRow;
+  subscription: SubscriptionRow;
+}
+
+type DeliveryJson = Omit<
+  DeliveryRow,
+  'occurred_at' | 'next_attempt_at' | 'lease_until' | 'created_at' | 'finished_at'
+> & {
+  occurred_at: string;
+  next_attempt_at: string;
+  lease_until: string | null;
+  created_at: string;
+  finished_at: string | null;
+};
+
+function deliveryFromJson(json: DeliveryJson): DeliveryRow {
+  return {
+    ...json,
+    occurred_at: new Date(json.occurred_at),
+    next_attempt_at: new Date(json.next_attempt_at),
+    lease_until: json.lease_until === null ? null : new Date(json.lease_until),
+    created_at: new Date(json.created_at),
+    finished_at: json.finished_at === null ? null : new Date(json.finished_at),
+  };
+}
+
+type SubscriptionJson = Omit<SubscriptionRow, 'previous_secret_until' | 'created_at' | 'updated_at'> & {
+  previous_secret_until: string | null;
+  created_at: string;
+  updated_at: string;
+};
+
+function subscriptionFromJson(json: SubscriptionJson): SubscriptionRow {
+  return {
+    ...json,
+    previous_secret_until: json.previous_secret_until === null ? null : new Date(json.previous_secret_until),
+    created_at: new Date(json.created_at),
+    updated_at: new Date(json.updated_at),
+  };
+}
+
+export interface AttemptRecord {
+  delivery: DeliveryRow;
+  startedAt: Date;
+  latencyMs: number;
+  outcome: AttemptOutcome;
+  /** In how long the next attempt is due; absent means the schedule is used up (dead letter). */
+  retryInMs?: number;
+}
+
+const RECORD_ATTEMPTS = `with outcome as (
+    select * from jsonb_to_recordset(?::jsonb) as o(
+      delivery_id bigint, subscription_id integer, attempt integer, cycle_attempts integer, started_at timestamptz,
+      latency_ms integer, ok boolean, status_code integer, error_kind text, error text, response_excerpt text,
+      state text, retry_in_ms integer)
+  ),
+  logged as (
+    insert into webhooks.attempts (delivery_id, attempt, started_at, latency_ms, ok, status_code, error_kind, error, response_excerpt)
+    select delivery_id, attempt, started_at, latency_ms, ok, status_code, error_kind, error, response_excerpt from outcome
+  ),
+  moved as (
+    update webhooks.deliveries d
+       set attempts = o.attempt, cycle_attempts = o.cycle_attempts, lease_until = null, state = o.state,
+           last_error = case when o.ok then null else o.error end,
+           next_attempt_at = case when o.state = 'pending' then now() + (o.retry_in_ms * interval '1 millisecond') else d.next_attempt_at end,
+           finished_at = case when o.state = 'pending' then d.finished_at else now() end
+      from outcome o
+     where d.id = o.delivery_id
+  )
+  update webhooks.subscriptions s
+     set state = 'disabled', state_reason = 'The receiver answered 410 Gone', updated_at = now()
+    from outcome o
+   where o.error_kind = 'gone' and s.id = o.subscription_id and s.state = 'active'`;
+
+/**
+ * Logs attempts and moves their deliveries on, in one statement (so atomically) whatever their
+ * number: a worker records the attempts that finished meanwhile together, as one commit.
+ */
+export async function recordAttempts(knex: Knex, records: AttemptRecord[]): Promise<void> {
+  if (records.length === 0) return;
+  const rows = records.map(({ delivery, outcome, startedAt, latencyMs, retryInMs }) => ({
+    delivery_id: delivery.id,
+    subscription_id: delivery.subscription_id,
+    attempt: delivery.attempts + 1,
+    cycle_attempts: delivery.cycle_attempts + 1,
+    started_at: startedAt.toISOString(),
+    latency_ms: Math.round(latencyMs),
+    ok: outcome.ok,
+    status_code: outcome.statusCode ?? null,
+    error_kind: outcome.errorKind ?? null,
+    error: outcome.error ?? null,
+    response_excerpt: outcome.responseExcerpt ?? null,
+    state: outcome.ok ? 'succeeded' : retryInMs === undefined ? 'dead' : 'pending',
+    retry_in_ms: retryInMs === undefined ? null : Math.round(retryInMs),
+  }));
+  // Postgres text cannot hold NUL, which a receiver's answer may contain.
+  const outcomes = JSON.stringify(rows, (_key, value: unknown) =>
+    typeof value === 'string' ? value.replaceAll('\0', '') : value,
+  );
+  await knex.raw(RECORD_ATTEMPTS, [outcomes]).options({ name: 'webhooks-record-attempts' });
+}

@@ -1,0 +1,4 @@
+/** The retention policy on the Postgres server with NATS and Redis; see `retention.suite.ts`. */
+import { retentionSuite } from './retention.suite';
+
+retentionSuite(true);
