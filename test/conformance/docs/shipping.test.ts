@@ -2,6 +2,7 @@
  * The documentation's "Shipping" page: the shipping label, base64 of the case's latest label
  * file, to both parties of the case; the documented error when the case has none.
  */
+import { OLDER_VERSIONS_DEPRECATION } from '../../../shared/src';
 import { bookCase } from '../../support/cases';
 import { DEMO_TOKENS, type TestHub } from '../../support/hub';
 import { sendDocumented, startDocsHub } from './documented';
@@ -64,6 +65,6 @@ describe('GET /api/v3/shipping/label', () => {
       { method: 'GET', path: `/api/v1/shipping/label?guid=${guid}`, token: partner },
       { status: 200, shape: { data: 'dataJVBERi0xLjQNCiXi48/TDQo...' } },
     );
-    expect(res.headers.get('deprecation')).toBe('true');
+    expect(res.headers.get('deprecation')).toBe(OLDER_VERSIONS_DEPRECATION);
   });
 });
