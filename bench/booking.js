@@ -2,25 +2,37 @@
  * Benchmark: POST /api/v3/case/create through the whole gateway (token, access check, body
  * validation, lookups, routing, one transaction with the case, contacts, status and outbox rows)
  * at a fixed concurrency, beside a raw SQL loop inserting the same rows at the same concurrency,
- * in the same run, on the embedded database and on the Postgres server.
+ * in the same run: the hub in one process on the embedded database and on the Postgres server,
+ * and distributed (gateway, catalog, routing with models, and booking each a process of its own,
+ * over NATS with the Redis cacher) on the Postgres server.
  *
- * Run after `npm run build`: node bench/booking.js [seconds per run, default 10] [embedded|postgres|both]
+ * Run after `npm run build`:
+ *   node bench/booking.js [seconds per run, default 10] [embedded|postgres|distributed|all]
  * (`--quick`: 30 bookings and 2 s of the raw loop). Ends with one JSON line (bench/lib/benchmark.js).
- * The Postgres server is taken from BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres).
+ * The servers are taken from BENCH_POSTGRES_URL, BENCH_NATS_URL and BENCH_REDIS_URL (defaults:
+ * the local servers' standard ports).
  */
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { randomUUID, randomBytes } = require('node:crypto');
+const { randomUUID } = require('node:crypto');
 const autocannon = require('autocannon');
 const knexFactory = require('knex');
 const { loadConfig, startHub, readWorld, databaseOf, DEMO_WORLD_FILE } = require('../shared/dist');
 const { quick, args, percentile, ratio, runBenchmark } = require('./lib/benchmark');
+const { scratchDatabase } = require('./lib/databases');
+const { startDistributedHub } = require('./lib/hub-process');
 
 const SECONDS = quick ? 2 : Number(args[0] ?? 10);
-const WHICH = args[1] ?? 'both';
+const WHICH = args[1] ?? 'all';
+/** The distributed hub's processes, by node id, with the services each runs. */
+const DISTRIBUTED_NODES = {
+  'bench-gateway': 'gateway',
+  'bench-catalog': 'catalog',
+  'bench-routing': 'routing,models',
+  'bench-booking': 'booking',
+};
 const CONNECTIONS = 10;
-const POSTGRES = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const TOKEN = 'demo-partner-elkjop-000000000001';
 
 const BODY = JSON.stringify({ ...require('../world/demo-case.json'), orderData: { refNo: 'BENCH' } });
@@ -106,53 +118,90 @@ async function run(database, env, extra = {}) {
     services: ['catalog', 'routing', 'booking', 'gateway'],
   };
   const broker = await startHub(config, { initialWorld: readWorld(DEMO_WORLD_FILE), ...extra });
-  // The outbox relay hands every event to the webhooks service; this sink acknowledges
-  // at once, so the relay's own queries count but no delivery work does.
-  await broker.createService({ name: 'webhooks', actions: { ingest: () => true } });
-  await broker.waitForServices(['webhooks']);
   try {
+    await startWebhooksSink(broker);
     const port = broker.getLocalService('gateway').server.address().port;
-    const url = `http://127.0.0.1:${port}/api/v3/case/create`;
-    const first = await fetch(url, {
-      method: 'POST',
-      body: BODY,
-      headers: { 'content-type': 'application/json', 'x-hub-api-token': TOKEN },
-    });
-    if (first.status !== 200) throw new Error(`${database}: a booking answered ${first.status}: ${await first.text()}`);
-    await cannon(url); // warm-up: caches, JIT, connection pool
-    const result = await cannon(url);
-    const gateway = {
-      requestsPerSecond: Math.round(result.requests.total / result.duration),
-      latencyP50ms: result.latency.p50,
-      latencyP99ms: result.latency.p99,
-      non2xx: result.non2xx,
-    };
-    const raw = await rawLoop((await databaseOf(broker)).knex);
-    if (gateway.non2xx > 0) throw new Error(`${database}: ${gateway.non2xx} bookings were refused`);
-    return { database, gateway, rawInsert: raw };
+    return await measure(database, `http://127.0.0.1:${port}`, (await databaseOf(broker)).knex);
   } finally {
     await broker.stop();
   }
 }
 
+/**
+ * The outbox relay hands every event to the webhooks service; this sink acknowledges at once, so
+ * the relay's own queries count but no delivery work does.
+ */
+async function startWebhooksSink(broker) {
+  await broker.createService({ name: 'webhooks', actions: { ingest: () => true } });
+  await broker.waitForServices(['webhooks']);
+}
+
+/** Bookings through the gateway at `baseUrl` (after a warm-up), then the raw loop on `knex`. */
+async function measure(database, baseUrl, knex) {
+  const url = `${baseUrl}/api/v3/case/create`;
+  const first = await fetch(url, {
+    method: 'POST',
+    body: BODY,
+    headers: { 'content-type': 'application/json', 'x-hub-api-token': TOKEN },
+  });
+  if (first.status !== 200) throw new Error(`${database}: a booking answered ${first.status}: ${await first.text()}`);
+  await cannon(url); // warm-up: caches, JIT, connection pool
+  const result = await cannon(url);
+  const gateway = {
+    requestsPerSecond: Math.round(result.requests.total / result.duration),
+    latencyP50ms: result.latency.p50,
+    latencyP99ms: result.latency.p99,
+    non2xx: result.non2xx,
+  };
+  const raw = await rawLoop(knex);
+  if (gateway.non2xx > 0) throw new Error(`${database}: ${gateway.non2xx} bookings were refused`);
+  return { database, gateway, rawInsert: raw };
+}
+
+/**
+ * The distributed hub on a database of its own, each group of services a process, with the
+ * webhooks sink in this process.
+ */
+async function runDistributed(database) {
+  const hub = await startDistributedHub({
+    nodes: DISTRIBUTED_NODES,
+    services: ['gateway', 'catalog', 'routing', 'models', 'booking', 'webhooks'],
+    databaseUrl: database.url,
+    env: { DATABASE_POOL_SIZE: String(CONNECTIONS) },
+    prepare: startWebhooksSink,
+  });
+  const knex = knexFactory({ client: 'pg', connection: database.url, pool: { min: 0, max: CONNECTIONS } });
+  try {
+    return await measure('distributed', hub.baseUrl, knex);
+  } finally {
+    await knex.destroy();
+    await hub.stop();
+  }
+}
+
 async function main() {
   const results = [];
-  if (WHICH !== 'postgres') {
+  if (!['embedded', 'postgres', 'distributed', 'all'].includes(WHICH))
+    throw new Error(`Which hub to measure: embedded, postgres, distributed or all, not ${WHICH}`);
+  if (WHICH === 'all' || WHICH === 'embedded') {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-bench-'));
     results.push(await run('embedded', { DATA_DIR: dataDir }));
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
-  if (WHICH !== 'embedded') {
-    const name = `hub_bench_${randomBytes(4).toString('hex')}`;
-    const admin = knexFactory({ client: 'pg', connection: POSTGRES, pool: { min: 0, max: 1 } });
-    await admin.raw(`create database ${name}`);
-    const url = new URL(POSTGRES);
-    url.pathname = `/${name}`;
+  if (WHICH === 'all' || WHICH === 'postgres') {
+    const database = await scratchDatabase('hub_bench');
     try {
-      results.push(await run('postgres', { DATABASE_URL: url.toString(), DATABASE_POOL_SIZE: String(CONNECTIONS) }));
+      results.push(await run('postgres', { DATABASE_URL: database.url, DATABASE_POOL_SIZE: String(CONNECTIONS) }));
     } finally {
-      await admin.raw(`drop database if exists ${name} with (force)`);
-      await admin.destroy();
+      await database.drop();
+    }
+  }
+  if (WHICH === 'all' || WHICH === 'distributed') {
+    const database = await scratchDatabase('hub_bench');
+    try {
+      results.push(await runDistributed(database));
+    } finally {
+      await database.drop();
     }
   }
   const ratios = {};

@@ -10,11 +10,10 @@
  * `--quick` makes them 2000, 20 and 1. Ends with one JSON line (bench/lib/benchmark.js).
  */
 'use strict';
-const { randomBytes } = require('node:crypto');
 const autocannon = require('autocannon');
-const knexFactory = require('knex');
 const { loadConfig, startHub, readWorld, DEMO_WORLD_FILE } = require('../shared/dist');
 const { quick, percentile, ratio, runBenchmark } = require('./lib/benchmark');
+const { scratchDatabase } = require('./lib/databases');
 
 const INVOICES = quick ? 2000 : Number(process.env.INVOICES ?? 200_000);
 const ROUNDS = quick ? 20 : Number(process.env.ROUNDS ?? 200);
@@ -48,24 +47,10 @@ async function timeRounds(run) {
   return { mean, p50: percentile(times, 50), p99: percentile(times, 99) };
 }
 
-/** A new database on the server, so the run neither sees nor leaves anything else there. */
-async function serverDatabase(serverUrl) {
-  const name = `bench_invoices_${randomBytes(4).toString('hex')}`;
-  const admin = knexFactory({ client: 'pg', connection: serverUrl, pool: { min: 0, max: 1 } });
-  await admin.raw(`create database ${name}`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      await admin.raw(`drop database if exists ${name} with (force)`);
-      await admin.destroy();
-    },
-  };
-}
-
 async function main() {
-  const server = process.env.BENCH_POSTGRES_URL ? await serverDatabase(process.env.BENCH_POSTGRES_URL) : undefined;
+  const server = process.env.BENCH_POSTGRES_URL
+    ? await scratchDatabase('bench_invoices', process.env.BENCH_POSTGRES_URL)
+    : undefined;
   const env = {
     PORT: '0',
     HOST: '127.0.0.1',

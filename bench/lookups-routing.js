@@ -1,10 +1,14 @@
 /**
  * Benchmark: a cached reference lookup through the whole gateway (token, access check, cacher)
- * against a raw Node http server returning the same JSON, in the same run; and a routing
- * decision on a partner with 10,000 competences, as a pure function and as the routing action.
+ * against a raw Node http server returning the same JSON, in the same run, with the hub in one
+ * process and distributed (gateway, catalog and routing each a process of its own, over NATS
+ * with the Redis cacher, on a new database on the Postgres server); and a routing decision on a
+ * partner with 10,000 competences, as a pure function and as the routing action.
  *
  * Run after `npm run build`: node bench/lookups-routing.js [seconds per HTTP run, default 10]
- * (`--quick`: 1 s per run, 1,000 competences). Ends with one JSON line (bench/lib/benchmark.js).
+ * (`--quick`: 1 s per run, 1,000 competences). The distributed hub uses BENCH_POSTGRES_URL,
+ * BENCH_NATS_URL and BENCH_REDIS_URL (defaults: the local servers' standard ports). Ends with
+ * one JSON line (bench/lib/benchmark.js).
  */
 const fs = require('node:fs');
 const os = require('node:os');
@@ -15,12 +19,16 @@ const { loadConfig, startHub, readWorld, DEMO_WORLD_FILE } = require('../shared/
 const { choose } = require('../services/routing/dist/choice');
 const { competenceOf } = require('../services/routing/dist/competences.store');
 const { quick, args, ratio, runBenchmark } = require('./lib/benchmark');
+const { scratchDatabase } = require('./lib/databases');
+const { startDistributedHub } = require('./lib/hub-process');
 
 const SECONDS = quick ? 1 : Number(args[0] ?? 10);
 const CONNECTIONS = 50;
 const COMPETENCES = quick ? 1000 : 10_000;
 const TOKEN = 'demo-partner-elkjop-000000000001';
 const LOOKUP = '/api/v3/manufacturers?originatorType=private&bookingType=companyToPrivate';
+/** The distributed hub's processes, by node id, with the services each runs. */
+const DISTRIBUTED_NODES = { 'bench-gateway': 'gateway', 'bench-catalog': 'catalog', 'bench-routing': 'routing' };
 
 function cannon(url, headers) {
   return new Promise((resolve, reject) => {
@@ -62,6 +70,32 @@ function bigWorld() {
     });
   }
   return { ...world, competences };
+}
+
+/**
+ * The lookup through a distributed hub on a database of its own, answering `body` as the hub in
+ * one process did (anything else would not be the same work).
+ */
+async function distributedLookup(body) {
+  const database = await scratchDatabase('hub_bench');
+  try {
+    const hub = await startDistributedHub({
+      nodes: DISTRIBUTED_NODES,
+      services: ['gateway', 'catalog', 'routing'],
+      databaseUrl: database.url,
+    });
+    try {
+      const url = `${hub.baseUrl}${LOOKUP}`;
+      const first = await fetch(url, { headers: { 'X-Hub-Api-Token': TOKEN } });
+      const answer = await first.text();
+      if (answer !== body) throw new Error(`The distributed lookup answered otherwise: ${first.status} ${answer}`);
+      return summary(await cannon(url, { 'X-Hub-Api-Token': TOKEN }));
+    } finally {
+      await hub.stop();
+    }
+  } finally {
+    await database.drop();
+  }
 }
 
 function timeLoop(label, iterations, fn) {
@@ -107,6 +141,7 @@ async function main() {
 
     const rawResult = summary(await cannon(rawUrl, {}));
     const gatewayResult = summary(await cannon(gatewayUrl, { 'X-Hub-Api-Token': TOKEN }));
+    const distributedResult = await distributedLookup(body);
     raw.close();
 
     const world = bigWorld();
@@ -148,6 +183,7 @@ async function main() {
 
     const actionPerDecisionMs = +(actionMs / actionIterations).toFixed(3);
     const gatewayShareOfRaw = ratio(gatewayResult.requestsPerSecond, rawResult.requestsPerSecond);
+    const distributedShareOfRaw = ratio(distributedResult.requestsPerSecond, rawResult.requestsPerSecond);
     const figures = {
       httpSecondsPerRun: SECONDS,
       connections: CONNECTIONS,
@@ -155,6 +191,8 @@ async function main() {
         rawNodeHttp: rawResult,
         gatewayCached: gatewayResult,
         gatewayShareOfRaw,
+        distributedGatewayCached: distributedResult,
+        distributedShareOfRaw,
       },
       routing: {
         competences: COMPETENCES,
@@ -172,6 +210,7 @@ async function main() {
     return {
       ratios: {
         'lookup.requestsPerSecond': gatewayShareOfRaw,
+        'lookup.distributed.requestsPerSecond': distributedShareOfRaw,
         'routing.actionAgainstPureChoice': ratio(pure.perDecisionMs, actionPerDecisionMs),
       },
       figures,

@@ -21,12 +21,11 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { randomBytes } = require('node:crypto');
-const knexFactory = require('knex');
 const { loadConfig, startHub, readWorld, DEMO_WORLD_FILE, databaseOf } = require('../shared/dist');
 const searchIndexes = require('../services/booking/dist/migrations/20261126100000_index_case_search');
 
 const { quick, percentile, ratio, runBenchmark } = require('./lib/benchmark');
+const { scratchDatabase } = require('./lib/databases');
 
 const CASES = quick ? 3000 : Number(process.env.CASES ?? 1_000_000);
 const ROUNDS = quick ? 5 : Number(process.env.ROUNDS ?? 100);
@@ -52,21 +51,6 @@ async function timed(run) {
   const start = process.hrtime.bigint();
   await run();
   return Number(process.hrtime.bigint() - start) / 1e6;
-}
-
-async function serverDatabase(serverUrl) {
-  const name = `bench_cases_${randomBytes(4).toString('hex')}`;
-  const admin = knexFactory({ client: 'pg', connection: serverUrl, pool: { min: 0, max: 1 } });
-  await admin.raw(`create database ${name}`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      await admin.raw(`drop database if exists ${name} with (force)`);
-      await admin.destroy();
-    },
-  };
 }
 
 async function postJson(url, pathname, token, body) {
@@ -224,7 +208,9 @@ async function firstCommonSearch(knex, text) {
 }
 
 async function main() {
-  const server = process.env.BENCH_POSTGRES_URL ? await serverDatabase(process.env.BENCH_POSTGRES_URL) : undefined;
+  const server = process.env.BENCH_POSTGRES_URL
+    ? await scratchDatabase('bench_cases', process.env.BENCH_POSTGRES_URL)
+    : undefined;
   const dataDir = server ? undefined : fs.mkdtempSync(path.join(os.tmpdir(), 'hub-bench-cases-'));
   const env = {
     PORT: '0',

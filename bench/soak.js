@@ -16,13 +16,11 @@
  * Ends with one JSON line (bench/lib/benchmark.js).
  */
 const fs = require('node:fs');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
-const { spawn } = require('node:child_process');
-const { randomBytes } = require('node:crypto');
-const knexFactory = require('knex');
 const { quick, percentile, ratio, runBenchmark } = require('./lib/benchmark');
+const { scratchDatabase } = require('./lib/databases');
+const { freePort, spawnHub, waitForAnswer } = require('./lib/hub-process');
 
 function option(name, fallback) {
   const at = process.argv.indexOf(`--${name}`);
@@ -34,9 +32,7 @@ const DATABASES = option('database', 'both') === 'both' ? ['embedded', 'postgres
 const WINDOW_MS = quick ? 3_000 : 60_000;
 const WINDOWS = quick ? 2 : MINUTES;
 const RATE_PER_SECOND = 30;
-const POSTGRES = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const GOAL = { p99GrowthAtMost: 2, maxMs: 500 };
-const HUB = path.resolve(__dirname, '../bin/hub.js');
 const PARTNERS = ['demo-partner-elkjop-000000000001', 'demo-partner-power-0000000000001'];
 const BOOKING = require('../world/demo-case.json');
 
@@ -44,22 +40,12 @@ if (!Number.isFinite(MINUTES) || MINUTES < 1) throw new Error('--minutes takes a
 for (const database of DATABASES)
   if (!['embedded', 'postgres'].includes(database)) throw new Error('--database takes embedded, postgres or both');
 
-function freePort() {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /** The hub as its own process, so its memory is its own: the whole hub, demo world loaded. */
 async function startHub(database) {
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-soak-'));
   let dropDatabase = async () => undefined;
   const env = {
-    ...process.env,
     PORT: String(port),
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,
@@ -69,39 +55,27 @@ async function startHub(database) {
     RATE_LIMIT_PER_MINUTE: '1000000',
   };
   if (database === 'postgres') {
-    const name = `hub_soak_${randomBytes(4).toString('hex')}`;
-    const admin = knexFactory({ client: 'pg', connection: POSTGRES, pool: { min: 0, max: 1 } });
-    await admin.raw(`create database ${name}`);
-    const url = new URL(POSTGRES);
-    url.pathname = `/${name}`;
-    env.DATABASE_URL = url.toString();
-    dropDatabase = async () => {
-      await admin.raw(`drop database if exists ${name} with (force)`);
-      await admin.destroy();
-    };
+    const scratch = await scratchDatabase('hub_soak');
+    env.DATABASE_URL = scratch.url;
+    dropDatabase = scratch.drop;
   }
-  const child = spawn(process.execPath, [HUB, 'start'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const hub = spawnHub(env);
   const baseUrl = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 180_000;
-  for (;;) {
-    const ready = await fetch(`${baseUrl}/api/v3/providers?ids=10`, { headers: { 'x-hub-api-token': PARTNERS[0] } })
-      .then((res) => res.status === 200)
-      .catch(() => false);
-    if (ready) break;
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`The ${database} hub did not start`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+  await waitForAnswer(
+    `${baseUrl}/api/v3/providers?ids=10`,
+    { 'x-hub-api-token': PARTNERS[0] },
+    [hub],
+    `The ${database} hub`,
+  );
   return {
     baseUrl,
     /** Resident memory of the hub process, in MB. */
     rssMb() {
-      const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
+      const status = fs.readFileSync(`/proc/${hub.child.pid}/status`, 'utf8');
       return +(Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024).toFixed(1);
     },
     async stop() {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
+      await hub.stop();
       await dropDatabase();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },

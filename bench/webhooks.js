@@ -29,14 +29,13 @@ const os = require('node:os');
 const path = require('node:path');
 const { randomUUID, randomBytes } = require('node:crypto');
 const amqp = require('amqplib');
-const knexFactory = require('knex');
 const { Webhook } = require('standardwebhooks');
 const { loadConfig, startHub, readWorld, DEMO_WORLD_FILE } = require('../shared/dist');
 const { quick, args, loadAverage, percentile, ratio, runBenchmark } = require('./lib/benchmark');
+const { scratchDatabase } = require('./lib/databases');
 
 const EVENTS = quick ? 50 : Number(args[0] ?? 2000);
 const WHICH = args[1] ?? 'both';
-const POSTGRES = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const AMQP = process.env.BENCH_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
 const SUBSCRIPTIONS = 4;
 const CONCURRENCY = SUBSCRIPTIONS * 4;
@@ -355,8 +354,7 @@ async function measure(database, env) {
  * everything, each on a fresh database on the Postgres server.
  */
 async function fairness() {
-  const admin = knexFactory({ client: 'pg', connection: POSTGRES, pool: { min: 0, max: 1 } });
-  const names = [];
+  const databases = [];
   const others = (target) => !target.endsWith(`/s${SUBSCRIPTIONS}`);
   const runs = {};
   try {
@@ -365,22 +363,18 @@ async function fairness() {
       ['fourthIn200ms', { delayMs: 200 }],
       ['fourthAnswers500', { status: 500 }],
     ]) {
-      names.push(`hub_bench_${randomBytes(4).toString('hex')}`);
-      await admin.raw(`create database ${names.at(-1)}`);
-      const url = new URL(POSTGRES);
-      url.pathname = `/${names.at(-1)}`;
+      databases.push(await scratchDatabase('hub_bench'));
       const receiver = await startHttpReceiver((path) => (others(path) ? {} : fourth));
       try {
         const loadAtStart = loadAverage();
-        const service = await viaService({ DATABASE_URL: url.toString() }, receiver.targets, others);
+        const service = await viaService({ DATABASE_URL: databases.at(-1).url }, receiver.targets, others);
         runs[name] = { loadAtStart, loadAtEnd: loadAverage(), othersPerSecond: service.perSecond, ...service };
       } finally {
         receiver.close();
       }
     }
   } finally {
-    for (const name of names) await admin.raw(`drop database if exists ${name} with (force)`);
-    await admin.destroy();
+    for (const database of databases) await database.drop();
   }
   const ratios = {
     'fairness.fourthIn200ms.othersShare': ratio(runs.fourthIn200ms.othersPerSecond, runs.allAtOnce.othersPerSecond),
@@ -408,20 +402,15 @@ async function main() {
     }
   }
   if (WHICH !== 'embedded') {
-    const admin = knexFactory({ client: 'pg', connection: POSTGRES, pool: { min: 0, max: 1 } });
-    const names = [];
+    const databases = [];
     const env = async () => {
-      names.push(`hub_bench_${randomBytes(4).toString('hex')}`);
-      await admin.raw(`create database ${names.at(-1)}`);
-      const url = new URL(POSTGRES);
-      url.pathname = `/${names.at(-1)}`;
-      return { DATABASE_URL: url.toString() };
+      databases.push(await scratchDatabase('hub_bench'));
+      return { DATABASE_URL: databases.at(-1).url };
     };
     try {
       results.push(...(await measure('Postgres server (pool 10)', env)));
     } finally {
-      for (const name of names) await admin.raw(`drop database if exists ${name} with (force)`);
-      await admin.destroy();
+      for (const database of databases) await database.drop();
     }
   }
   const ratios = {};
