@@ -56,13 +56,14 @@ function cannon(url) {
 
 /**
  * The same rows a booking writes (case, customer/sender/receiver contacts, first status, its
- * outbox events: case.created and the first status's), copied from a booked case, inserted by
- * CONNECTIONS workers for SECONDS.
+ * outbox events: case.created and the first status's, its history entry), copied from a booked
+ * case, inserted by CONNECTIONS workers for SECONDS, one statement per table.
  */
 async function rawLoop(knex) {
   const template = await knex('booking.cases').orderBy('id', 'desc').first();
   const contacts = await knex('booking.case_contacts').where({ case_id: template.id });
   const events = await knex('booking.outbox').where({ case_guid: template.guid }).orderBy('id');
+  const history = await knex('booking.case_history').where({ case_id: template.id }).orderBy('id');
   const { id: _id, created_at: _c, updated_at: _u, ...caseRow } = template;
   for (const key of Object.keys(caseRow))
     if (caseRow[key] !== null && typeof caseRow[key] === 'object') caseRow[key] = JSON.stringify(caseRow[key]);
@@ -87,6 +88,13 @@ async function rawLoop(knex) {
             case_guid: guid,
             audience: JSON.stringify(event.audience),
             payload: JSON.stringify(event.payload),
+          })),
+        );
+        await trx('booking.case_history').insert(
+          history.map(({ id: _entry, case_id: _case, at: _at, ...entry }) => ({
+            ...entry,
+            case_id: id,
+            changes: JSON.stringify(entry.changes),
           })),
         );
       });

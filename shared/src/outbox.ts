@@ -94,15 +94,24 @@ export function relayedEventsRetention(schema: string, keepMs: number): { rule: 
 
 /** Writes an event in the caller's transaction; returns its id. */
 export async function writeEvent(trx: Knex.Transaction, schema: string, event: NewEvent): Promise<string> {
-  const id = randomUUID();
-  await trx(`${schema}.outbox`).insert({
-    event_id: id,
+  const [id] = await writeEvents(trx, schema, [event]);
+  return id;
+}
+
+/**
+ * Writes events in the caller's transaction in one statement, relayed in the order given (a
+ * statement's rows take their ids in order); returns their ids.
+ */
+export async function writeEvents(trx: Knex.Transaction, schema: string, events: NewEvent[]): Promise<string[]> {
+  const rows = events.map((event) => ({
+    event_id: randomUUID(),
     type: event.type,
     case_guid: event.caseGuid ?? null,
     audience: JSON.stringify(event.audience),
     payload: JSON.stringify(event.payload),
-  });
-  return id;
+  }));
+  await trx(`${schema}.outbox`).insert(rows);
+  return rows.map((row) => row.event_id);
 }
 
 interface OutboxRow {
@@ -136,6 +145,12 @@ export async function dropLeasedEventsIndex(knex: Knex, schema: string): Promise
  * they were written even with several instances relaying (receivers number a case's events in
  * that order, docs/webhooks.md). Claims take turns under an advisory lock taken in a statement
  * of its own, so each claim's snapshot holds the leases of the claim before it.
+ *
+ * The lock and the claim go to the database as one query of two statements, which Postgres runs
+ * as one transaction (the lock is held to its end, a failure rolls both back) with a snapshot per
+ * statement: one round trip per claim instead of four, on the path of every event. Multiple
+ * statements need the simple query protocol, which takes no parameters, so the values are
+ * written into the text by knex's own quoting.
  */
 export async function claimPendingEvents(
   knex: Knex,
@@ -143,9 +158,9 @@ export async function claimPendingEvents(
   limit: number,
   leaseMs: number,
 ): Promise<OutboxRow[]> {
-  const rows = await knex.transaction(async (trx) => {
-    await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`outbox-claim:${schema}`]);
-    const result = await trx.raw(
+  const lock = knex.raw('select pg_advisory_xact_lock(hashtext(?))', [`outbox-claim:${schema}`]).toQuery();
+  const claim = knex
+    .raw(
       `update ??.outbox set lease_until = now() + (? * interval '1 millisecond')
         where id in (select o.id from ??.outbox o
                       where o.published_at is null and (o.lease_until is null or o.lease_until < now())
@@ -156,10 +171,10 @@ export async function claimPendingEvents(
                       order by o.id limit ? for update skip locked)
         returning id, event_id, type, case_guid, audience, payload, occurred_at`,
       [schema, leaseMs, schema, schema, limit],
-    );
-    return result.rows as OutboxRow[];
-  });
-  return rows.sort((a, b) => a.id - b.id);
+    )
+    .toQuery();
+  const results = (await knex.raw(`${lock};\n${claim}`)) as Array<{ rows: OutboxRow[] }>;
+  return results[1].rows.sort((a, b) => a.id - b.id);
 }
 
 export async function markPublished(knex: Knex, schema: string, ids: number[]): Promise<void> {

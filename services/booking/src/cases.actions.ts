@@ -13,7 +13,7 @@ import {
   inTransaction,
   keepIdempotentAnswer,
   UUID_PATTERN,
-  writeEvent,
+  writeEvents,
   DATA_RESULT,
 } from '@hub/shared';
 import { type BookingPlan, planBooking, type PlanResult } from './booking-plan';
@@ -21,7 +21,7 @@ import { statusRulesFor } from './case-access';
 import { loadCases } from './case-shape';
 import { firstStatusOf, insertCase } from './cases.store';
 import { insertExternalRequest, type RequestStatus, TRACKED_REQUEST_TYPE } from './requests.store';
-import { writeStatusAdded } from './statuses.actions';
+import { statusAddedEvent } from './statuses.actions';
 import { recordHistory } from './history.store';
 import { STATUS_FIELD } from './case-history';
 import type { BookingThis } from './booking.types';
@@ -140,13 +140,15 @@ export const caseActions: ServiceActionsSchema = {
       const status = firstStatusOf(await this.firstStatuses.get(), plan.provider.id);
       const answer = await inTransaction(this.db.knex, async (trx) => {
         const { row, firstStatus, created: full } = await insertCase(trx, plan, status);
-        await writeEvent(trx, 'booking', {
-          type: DOMAIN_EVENTS.CASE_CREATED,
-          caseGuid: row.guid,
-          audience: { providerId: row.service_provider_id },
-          payload: { case: full },
-        });
-        await writeStatusAdded(trx, row, firstStatus, null, full);
+        await writeEvents(trx, 'booking', [
+          {
+            type: DOMAIN_EVENTS.CASE_CREATED,
+            caseGuid: row.guid,
+            audience: { providerId: row.service_provider_id },
+            payload: { case: full },
+          },
+          statusAddedEvent(row, firstStatus, null, full),
+        ]);
         await recordHistory(trx, caller, row.id, 'created', [
           { field: STATUS_FIELD, before: null, after: firstStatus.key },
         ]);

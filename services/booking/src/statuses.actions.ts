@@ -16,6 +16,7 @@ import {
   inTransaction,
   keepIdempotentAnswer,
   notifiableKeys,
+  type NewEvent,
   parseInstant,
   writeEvent,
 } from '@hub/shared';
@@ -79,23 +80,27 @@ export async function addStatus(
 }
 
 /**
- * Writes `case.statusAdded` for a status just added (the first one at booking too), with the
- * case as it now is: provider keys, which the webhooks service maps per partner.
+ * Writes `case.statusAdded` for a status just added, with the case as it now is: provider keys,
+ * which the webhooks service maps per partner.
  */
-export async function writeStatusAdded(
+async function writeStatusAdded(
   trx: Knex.Transaction,
   row: CaseRow,
   added: StatusRow,
   prevKey: string | null,
-  current?: unknown,
 ): Promise<void> {
-  const found = current ?? (await loadCases(trx, [row.guid]))[0];
-  await writeEvent(trx, 'booking', {
+  const [current] = await loadCases(trx, [row.guid]);
+  await writeEvent(trx, 'booking', statusAddedEvent(row, added, prevKey, current));
+}
+
+/** `case.statusAdded` for a status just added (the first one at booking too) to the case `current` shows. */
+export function statusAddedEvent(row: CaseRow, added: StatusRow, prevKey: string | null, current: unknown): NewEvent {
+  return {
     type: DOMAIN_EVENTS.CASE_STATUS_ADDED,
     caseGuid: row.guid,
     audience: { partnerId: row.partner_id },
-    payload: { status: statusOut(added, row.guid), prevKey, case: found },
-  });
+    payload: { status: statusOut(added, row.guid), prevKey, case: current },
+  };
 }
 
 function statusAnswer(row: StatusRow, guid: string) {
