@@ -63,8 +63,8 @@ export const MAX_FILES_PER_UPLOAD = 20;
 
 export interface FileIn {
   name: string;
-  url?: string;
-  data?: string;
+  url?: string | null;
+  data?: string | null;
   type?: string | null;
 }
 
@@ -133,7 +133,7 @@ export function prepareFiles(files: FileIn[], maxBytes: number): { details: Fiel
         type: fileTypeOf(file.type),
         contentType,
         extension,
-        url: hasUrl ? file.url : undefined,
+        url: hasUrl ? (file.url ?? undefined) : undefined,
         bytes,
       });
     }
