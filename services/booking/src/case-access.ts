@@ -24,7 +24,7 @@ export type LifecycleRow = CaseRow & {
 };
 
 /** A guid parameter: any text, so a malformed guid is the same 404 as an unknown one. */
-export const GUID_PARAM = { type: 'string', min: 1, max: 64 };
+export const GUID_PARAM = { type: 'string', min: 1, max: 64 } as const;
 
 /** A partner's status mapping and blacklist; null for other callers, who see provider keys. */
 export async function statusRulesFor(ctx: Context, caller: Caller): Promise<StatusRules | null> {

@@ -1,6 +1,6 @@
 /** Reading cases: one case with its request log, and the search over the caller's cases. */
 import type { Context, ServiceActionsSchema } from 'moleculer';
-import { ACCESS, type CallerMeta, callerOf, caseForPartner } from '@hub/shared';
+import { ACCESS, type CallerMeta, callerOf, caseForPartner, type ParamsOf } from '@hub/shared';
 import { caseRowFor, GUID_PARAM, statusRulesFor } from './case-access';
 import { loadCases } from './case-shape';
 import { SEARCH_PARAMS, searchCases, type SearchParams } from './case-search';
@@ -8,10 +8,8 @@ import { externalRequestOut, type ExternalRequestRow } from './requests.store';
 import type { BookingThis } from './booking.types';
 import { CASE_PAGE, CASE_READ } from './responses';
 
-export interface ReadCaseParams {
-  guid: string;
-  includeRequests?: boolean;
-}
+const READ_CASE_PARAMS = { guid: GUID_PARAM, includeRequests: { type: 'boolean', optional: true } } as const;
+export type ReadCaseParams = ParamsOf<typeof READ_CASE_PARAMS>;
 
 export const caseReadActions: ServiceActionsSchema = {
   read: {
@@ -21,7 +19,7 @@ export const caseReadActions: ServiceActionsSchema = {
     description:
       "As the caller's party sees it: a partner reads statuses in its own keys (hidden ones left out) and no `orderData.providerSpecific`. With `includeRequests=1`, the case's request log too.",
     response: CASE_READ,
-    params: { guid: GUID_PARAM, includeRequests: { type: 'boolean', optional: true } },
+    params: READ_CASE_PARAMS,
     async handler(this: BookingThis, ctx: Context<ReadCaseParams, CallerMeta>) {
       const caller = callerOf(ctx);
       const rules = await statusRulesFor(ctx, caller);

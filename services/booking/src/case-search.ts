@@ -7,6 +7,7 @@ import {
   decodeCursor,
   encodeCursor,
   hiddenProviderKeys,
+  type ParamsOf,
   providerKeysOf,
   type StatusRules,
 } from '@hub/shared';
@@ -14,11 +15,6 @@ import { loadCases, type CaseOut } from './case-shape';
 import { type StatusReading, translateCaseFilters } from './case-filters';
 
 export const PAGINATION = { defaultLimit: 10, maxLimit: 100 };
-
-export interface SearchParams {
-  filters?: unknown;
-  pagination?: { offset?: number; limit?: number; after?: string };
-}
 
 export const SEARCH_PARAMS = {
   filters: { type: 'any', optional: true },
@@ -31,7 +27,8 @@ export const SEARCH_PARAMS = {
       after: CURSOR_PARAM,
     },
   },
-};
+} as const;
+export type SearchParams = ParamsOf<typeof SEARCH_PARAMS>;
 
 export interface SearchResult {
   data: CaseOut[];

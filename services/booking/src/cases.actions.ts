@@ -15,6 +15,7 @@ import {
   UUID_PATTERN,
   writeEvents,
   DATA_RESULT,
+  type ParamsOf,
 } from '@hub/shared';
 import { type BookingPlan, planBooking, type PlanResult } from './booking-plan';
 import { statusRulesFor } from './case-access';
@@ -27,11 +28,8 @@ import { STATUS_FIELD } from './case-history';
 import type { BookingThis } from './booking.types';
 import { CREATED } from './responses';
 
-export interface GuidsParams {
-  guids: string[];
-}
-
-const guidsParams = { guids: { type: 'array', items: 'string', max: 1000 } };
+const GUIDS_PARAMS = { guids: { type: 'array', items: 'string', max: 1000 } } as const;
+export type GuidsParams = ParamsOf<typeof GUIDS_PARAMS>;
 const knownShape = (guids: string[]) => [
   ...new Set(guids.filter((guid) => UUID_PATTERN.test(guid)).map((guid) => guid.toLowerCase())),
 ];
@@ -171,7 +169,7 @@ export const caseActions: ServiceActionsSchema = {
   /** Internal: who the parties of each known case are (contract in shared/src/events.ts). */
   caseParties: {
     visibility: 'public',
-    params: guidsParams,
+    params: GUIDS_PARAMS,
     cache: { keys: ['guids'], ttl: 5 },
     async handler(this: BookingThis, ctx: Context<GuidsParams>): Promise<CasePartiesEntry[]> {
       const guids = knownShape(ctx.params.guids);
@@ -196,7 +194,7 @@ export const caseActions: ServiceActionsSchema = {
    */
   caseCores: {
     visibility: 'public',
-    params: guidsParams,
+    params: GUIDS_PARAMS,
     async handler(this: BookingThis, ctx: Context<GuidsParams, CallerMeta>) {
       const caller = ctx.meta.caller;
       const rules = caller ? await statusRulesFor(ctx, caller) : null;

@@ -13,16 +13,18 @@ import {
   FIELD_MESSAGES,
   FieldsValidationError,
   holdIdempotencyKey,
+  type ParamsOf,
 } from '@hub/shared';
 import { caseRowFor, GUID_PARAM } from './case-access';
 import { type CaseOut, loadCases } from './case-shape';
 import type { BookingThis } from './booking.types';
 import { EMAIL_SENT } from './responses';
 
-export interface SendCompletedEmailParams {
-  guid: string;
-  email?: string | null;
-}
+const SEND_COMPLETED_EMAIL_PARAMS = {
+  guid: GUID_PARAM,
+  email: { type: 'string', optional: true, nullable: true, max: 255, trim: true },
+} as const;
+export type SendCompletedEmailParams = ParamsOf<typeof SEND_COMPLETED_EMAIL_PARAMS>;
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -57,7 +59,7 @@ export const emailActions: ServiceActionsSchema = {
     description:
       "Sends to `email`, or else to the case's consumer or customer. When no email can go out (no SMTP server, emails off for the partner, no address) `result` says why instead of `true`.",
     response: EMAIL_SENT,
-    params: { guid: GUID_PARAM, email: { type: 'string', optional: true, nullable: true, max: 255, trim: true } },
+    params: SEND_COMPLETED_EMAIL_PARAMS,
     async handler(this: BookingThis, ctx: Context<SendCompletedEmailParams, CallerMeta>) {
       const caller = callerOf(ctx);
       if (ctx.params.email && !EMAIL.test(ctx.params.email))

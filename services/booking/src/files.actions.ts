@@ -15,12 +15,12 @@ import {
   inTransaction,
   keepIdempotentAnswer,
   NotFoundError,
+  type ParamsOf,
   writeEvent,
   DATA_RESULT,
 } from '@hub/shared';
 import { assertNotCancelled, caseRowFor, GUID_PARAM, otherParty } from './case-access';
 import {
-  type FileIn,
   fileUrlOf,
   MAX_FILES_PER_UPLOAD,
   SHIPMENT_LABEL,
@@ -34,17 +34,28 @@ import { recordHistory } from './history.store';
 import type { BookingThis } from './booking.types';
 import { CASE_FILE, SHIPPING_LABEL } from './responses';
 
-export interface UploadFilesParams {
-  guid: string;
-  files: FileIn[];
-}
-export interface ShippingLabelParams {
-  guid: string;
-}
-export interface DownloadFileParams {
-  guid: string;
-  id: number;
-}
+const UPLOAD_FILES_PARAMS = {
+  guid: GUID_PARAM,
+  files: {
+    type: 'array',
+    min: 1,
+    max: MAX_FILES_PER_UPLOAD,
+    items: {
+      type: 'object',
+      props: {
+        name: 'string|min:1|max:255',
+        url: { type: 'string', optional: true, nullable: true, max: 2048 },
+        data: { type: 'string', optional: true, nullable: true },
+        type: { type: 'string', optional: true, nullable: true, max: 64 },
+      },
+    },
+  },
+} as const;
+const SHIPPING_LABEL_PARAMS = { guid: GUID_PARAM } as const;
+const DOWNLOAD_FILE_PARAMS = { guid: GUID_PARAM, id: 'number|integer|positive' } as const;
+export type UploadFilesParams = ParamsOf<typeof UPLOAD_FILES_PARAMS>;
+export type ShippingLabelParams = ParamsOf<typeof SHIPPING_LABEL_PARAMS>;
+export type DownloadFileParams = ParamsOf<typeof DOWNLOAD_FILE_PARAMS>;
 
 interface FileRow {
   id: number;
@@ -65,23 +76,7 @@ export const fileActions: ServiceActionsSchema = {
     response: DATA_RESULT,
     // The gateway reads this body with UPLOAD_BODY_LIMIT instead of BODY_LIMIT.
     largeBody: true,
-    params: {
-      guid: GUID_PARAM,
-      files: {
-        type: 'array',
-        min: 1,
-        max: MAX_FILES_PER_UPLOAD,
-        items: {
-          type: 'object',
-          props: {
-            name: 'string|min:1|max:255',
-            url: { type: 'string', optional: true, nullable: true, max: 2048 },
-            data: { type: 'string', optional: true, nullable: true },
-            type: { type: 'string', optional: true, nullable: true, max: 64 },
-          },
-        },
-      },
-    },
+    params: UPLOAD_FILES_PARAMS,
     async handler(this: BookingThis, ctx: Context<UploadFilesParams, CallerMeta>) {
       const caller = callerOf(ctx);
       const { filesDir, fileMaxBytes } = configOf(this.broker);
@@ -152,7 +147,7 @@ export const fileActions: ServiceActionsSchema = {
     response: SHIPPING_LABEL,
     description:
       'Answers `{ data: <base64> }`: the latest file of type `shipmentLabel` uploaded to the case through `case/files` with its content. 404 when the case has none.',
-    params: { guid: GUID_PARAM },
+    params: SHIPPING_LABEL_PARAMS,
     async handler(this: BookingThis, ctx: Context<ShippingLabelParams, CallerMeta>) {
       const row = await caseRowFor(this.db.knex, callerOf(ctx), ctx.params.guid);
       const label = (await this.db
@@ -174,7 +169,7 @@ export const fileActions: ServiceActionsSchema = {
     description:
       'The bytes of a file uploaded as `data`, by its `id` in `orderData.files`; a file sent as a url lives at its url (404 here).',
     response: CASE_FILE,
-    params: { guid: GUID_PARAM, id: 'number|integer|positive' },
+    params: DOWNLOAD_FILE_PARAMS,
     async handler(this: BookingThis, ctx: Context<DownloadFileParams, FileMeta>) {
       const row = await caseRowFor(this.db.knex, callerOf(ctx), ctx.params.guid);
       const file = (await this.db.knex('booking.case_files').where({ id: ctx.params.id, case_id: row.id }).first()) as

@@ -1,14 +1,13 @@
 /** A case's history (docs/cases.md): who changed it, what and when, as the caller's party may see it. */
 import type { Context, ServiceActionsSchema } from 'moleculer';
-import { ACCESS, type CallerMeta, callerOf, type JsonSchema } from '@hub/shared';
+import { ACCESS, type CallerMeta, callerOf, type JsonSchema, type ParamsOf } from '@hub/shared';
 import { caseRowFor, GUID_PARAM, statusRulesFor } from './case-access';
 import { HISTORY_ACTIONS, historyForPartner } from './case-history';
 import { readHistory } from './history.store';
 import type { BookingThis } from './booking.types';
 
-export interface CaseHistoryParams {
-  guid: string;
-}
+const CASE_HISTORY_PARAMS = { guid: GUID_PARAM } as const;
+export type CaseHistoryParams = ParamsOf<typeof CASE_HISTORY_PARAMS>;
 
 const ANY_VALUE: JsonSchema = { description: 'Any JSON value; null where the field had none' };
 
@@ -60,7 +59,7 @@ export const historyActions: ServiceActionsSchema = {
     description:
       'Answers `{ data: [{ id, at, action, account, party, changes: [{ field, before, after }] }] }`, oldest first. ' +
       "A partner does not see the provider's `orderData.providerSpecific` and sees statuses in its own keys, hidden ones left out.",
-    params: { guid: GUID_PARAM },
+    params: CASE_HISTORY_PARAMS,
     response: {
       type: 'object',
       required: ['data'],

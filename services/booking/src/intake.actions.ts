@@ -21,6 +21,7 @@ import {
   inTransaction,
   keepIdempotentAnswer,
   DATA_RESULT,
+  type ParamsOf,
   RESULT,
 } from '@hub/shared';
 import { caseRowFor, GUID_PARAM, type LifecycleRow } from './case-access';
@@ -33,16 +34,19 @@ import { HUB_ORDER_KEYS } from './case-update';
 import type { BookingThis } from './booking.types';
 import { CASE_EXPORT, CASE_PAGE } from './responses';
 
-export interface CancelCaseParams {
-  guid: string;
-  reason?: string | null;
-}
+const CANCEL_CASE_PARAMS = {
+  guid: GUID_PARAM,
+  // The documented example sends only the guid.
+  reason: { type: 'string', trim: true, max: 1000, optional: true, nullable: true },
+} as const;
+export type CancelCaseParams = ParamsOf<typeof CANCEL_CASE_PARAMS>;
 
-export interface AcceptCaseParams {
-  guid: string;
-  orderData?: Record<string, unknown>;
-  status?: boolean;
-}
+const ACCEPT_CASE_PARAMS = {
+  guid: GUID_PARAM,
+  orderData: { type: 'object', optional: true },
+  status: { type: 'boolean', optional: true, default: true },
+} as const;
+export type AcceptCaseParams = ParamsOf<typeof ACCEPT_CASE_PARAMS>;
 
 /** The status a cancelled case gets: the provider's `cancelled` key, or this one when it has none. */
 export const CANCELLED_STATUS = { key: 'cancelled', name: 'Cancelled' };
@@ -145,11 +149,7 @@ export const intakeActions: ServiceActionsSchema = {
       'Marks the case imported by the provider; `orderData` sent is merged as case/append merges it; `status: false` declines it.',
     access: ACCESS.PROVIDER,
     response: DATA_RESULT,
-    params: {
-      guid: GUID_PARAM,
-      orderData: { type: 'object', optional: true },
-      status: { type: 'boolean', optional: true, default: true },
-    },
+    params: ACCEPT_CASE_PARAMS,
     async handler(this: BookingThis, ctx: Context<AcceptCaseParams, CallerMeta>) {
       const caller = callerOf(ctx);
       const accepting = ctx.params.status !== false;
@@ -179,11 +179,7 @@ export const intakeActions: ServiceActionsSchema = {
     description: 'The provider gives the case up, with an optional `reason`; the case gets the cancelled status.',
     access: ACCESS.PROVIDER,
     response: DATA_RESULT,
-    params: {
-      guid: GUID_PARAM,
-      // The documented example sends only the guid.
-      reason: { type: 'string', trim: true, max: 1000, optional: true, nullable: true },
-    },
+    params: CANCEL_CASE_PARAMS,
     handler(this: BookingThis, ctx: Context<CancelCaseParams, CallerMeta>) {
       return changeState.call(this, ctx, 'cancelled', async (row, trx) => {
         if (row.finished_at) throw new ConflictError('Case is finished', { guid: row.guid });

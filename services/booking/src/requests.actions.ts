@@ -3,23 +3,24 @@
  * each with a documented status, `success` or `error`.
  */
 import type { Context, ServiceActionsSchema } from 'moleculer';
-import { ACCESS, assertCanSeeCase, callerOf, inTransaction, keepIdempotentAnswer } from '@hub/shared';
-import { findTracked, insertExternalRequest, REQUEST_STATUSES, type RequestStatus } from './requests.store';
+import { ACCESS, assertCanSeeCase, callerOf, inTransaction, keepIdempotentAnswer, type ParamsOf } from '@hub/shared';
+import { findTracked, insertExternalRequest, REQUEST_STATUSES } from './requests.store';
 import type { BookingThis } from './booking.types';
 import { REQUEST_LOGGED, REQUESTS_FOUND } from './responses';
 
-export interface FindRequestsParams {
-  trackingId: string;
-}
-export interface LogRequestParams {
-  type: string;
-  status: RequestStatus;
-  url?: string;
-  meta: { caseId: number } & Record<string, unknown>;
-  request?: string;
-  response?: string;
-  message?: string;
-}
+const FIND_REQUESTS_PARAMS = { trackingId: 'string|min:1|max:255' } as const;
+const LOG_REQUEST_PARAMS = {
+  type: 'string|min:1|max:64',
+  status: { type: 'enum', values: REQUEST_STATUSES },
+  url: { type: 'url', optional: true },
+  // Integrators put their own keys in meta; only caseId is checked.
+  meta: { type: 'object', strict: false, props: { caseId: 'number|integer|positive' } },
+  request: { type: 'string', optional: true },
+  response: { type: 'string', optional: true },
+  message: { type: 'string', optional: true },
+} as const;
+export type FindRequestsParams = ParamsOf<typeof FIND_REQUESTS_PARAMS>;
+export type LogRequestParams = ParamsOf<typeof LOG_REQUEST_PARAMS>;
 
 export const requestActions: ServiceActionsSchema = {
   findRequests: {
@@ -31,7 +32,7 @@ export const requestActions: ServiceActionsSchema = {
     response: REQUESTS_FOUND,
     description:
       'Every case/create or case/validate request the calling partner sent with this `trackingId`, oldest first, kept whole (discarded fields too) with its outcome: status `success` or `error`, the response and, on failure, the validation errors in `meta.validationErrors`.',
-    params: { trackingId: 'string|min:1|max:255' },
+    params: FIND_REQUESTS_PARAMS,
     async handler(this: BookingThis, ctx: Context<FindRequestsParams>) {
       const caller = callerOf(ctx);
       return { data: await findTracked(this.db.knex, caller.partnerId!, ctx.params.trackingId) };
@@ -45,16 +46,7 @@ export const requestActions: ServiceActionsSchema = {
     description:
       'Keeps what an integration did on the case (`meta.caseId`), for both parties to read in the request log.',
     response: REQUEST_LOGGED,
-    params: {
-      type: 'string|min:1|max:64',
-      status: { type: 'enum', values: REQUEST_STATUSES },
-      url: { type: 'url', optional: true },
-      // Integrators put their own keys in meta; only caseId is checked.
-      meta: { type: 'object', strict: false, props: { caseId: 'number|integer|positive' } },
-      request: { type: 'string', optional: true },
-      response: { type: 'string', optional: true },
-      message: { type: 'string', optional: true },
-    },
+    params: LOG_REQUEST_PARAMS,
     async handler(this: BookingThis, ctx: Context<LogRequestParams>) {
       const caller = callerOf(ctx);
       const found = await this.db

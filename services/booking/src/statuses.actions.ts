@@ -17,6 +17,7 @@ import {
   keepIdempotentAnswer,
   notifiableKeys,
   type NewEvent,
+  type ParamsOf,
   parseInstant,
   writeEvent,
 } from '@hub/shared';
@@ -28,11 +29,12 @@ import { recordHistory } from './history.store';
 import type { BookingThis } from './booking.types';
 import { NOTIFICATIONS, STATUS_ADDED } from './responses';
 
-export interface AddStatusParams {
-  guid: string;
-  key: string;
-  declaredAt?: string | null;
-}
+const ADD_STATUS_PARAMS = {
+  guid: GUID_PARAM,
+  key: 'string|min:1|max:64|trim',
+  declaredAt: { type: 'string', optional: true, nullable: true },
+} as const;
+export type AddStatusParams = ParamsOf<typeof ADD_STATUS_PARAMS>;
 
 /** A declaredAt the caller sent, as a Date; the current time when absent. */
 export function parseDeclaredAt(value: string | null | undefined): Date | null {
@@ -116,11 +118,7 @@ export const statusActions: ServiceActionsSchema = {
     description:
       "`key` is one of the provider's status keys (lower-cased); re-sending the case's current key changes nothing and answers that status. The partner gets its webhooks in its own keys.",
     response: STATUS_ADDED,
-    params: {
-      guid: GUID_PARAM,
-      key: 'string|min:1|max:64|trim',
-      declaredAt: { type: 'string', optional: true, nullable: true },
-    },
+    params: ADD_STATUS_PARAMS,
     async handler(this: BookingThis, ctx: Context<AddStatusParams, CallerMeta>) {
       const caller: Caller = callerOf(ctx);
       const key = ctx.params.key.toLowerCase();
