@@ -36,7 +36,6 @@ import {
 import {
   columnsOf,
   type CostProposalIn,
-  type CostProposalV1In,
   fromV1Input,
   type ProposalRow,
   stateOf,
@@ -79,12 +78,8 @@ import {
 } from './responses';
 
 export type ListParams = ParamsOf<typeof LIST_PARAMS>;
-export interface SaveParams {
-  items: CostProposalIn[];
-}
-export interface SaveV1Params {
-  items: CostProposalV1In[];
-}
+export type SaveParams = ParamsOf<typeof SAVE_PARAMS>;
+export type SaveV1Params = ParamsOf<typeof SAVE_V1_PARAMS>;
 export type FeedbackParams = ParamsOf<typeof FEEDBACK_PARAMS>;
 export type DeleteParams = ParamsOf<typeof DELETE_PARAMS>;
 export type ApproveV1Params = ParamsOf<typeof APPROVE_V1_PARAMS>;
@@ -104,7 +99,7 @@ const detailSchema = {
     priceNet: { type: 'number', optional: true, nullable: true },
     quantity: { type: 'number', optional: true, nullable: true },
   },
-};
+} as const;
 /** A v3 proposal as sent; v1 swaps the reaction fields for dateAccepted and approverName. */
 const commonProposalProps = {
   guid: 'uuid',
@@ -116,7 +111,7 @@ const commonProposalProps = {
   isActive: { type: 'boolean', optional: true },
   dateValidUntil: nullableString(10),
   details: { type: 'array', items: detailSchema, max: 500, optional: true, nullable: true },
-};
+} as const;
 const proposalSchema = {
   type: 'object',
   props: {
@@ -126,11 +121,17 @@ const proposalSchema = {
     reactionName: nullableString(255),
     comment: nullableString(10_000),
   },
-};
+} as const;
 const proposalV1Schema = {
   type: 'object',
   props: { ...commonProposalProps, dateAccepted: nullableString(40), approverName: nullableString(255) },
-};
+} as const;
+const SAVE_PARAMS = {
+  items: { type: 'array', items: proposalSchema, min: 1, max: MAX_PROPOSALS_PER_REQUEST },
+} as const;
+const SAVE_V1_PARAMS = {
+  items: { type: 'array', items: proposalV1Schema, min: 1, max: MAX_PROPOSALS_PER_REQUEST },
+} as const;
 const LIST_PARAMS = { guid: 'uuid', active: { type: 'boolean', optional: true } } as const;
 const FEEDBACK_PARAMS = {
   id: 'number|integer|positive',
@@ -210,7 +211,7 @@ const CostProposalsService: ServiceSchema<ServiceSettingSchema, CostProposalsThi
       description:
         'Creates each proposal, or updates the one with the same `externalId` and `name` of this provider; all or none. A new proposal makes the older ones of its name on the case inactive and sends the partner a webhook; an update sends none.',
       response: SAVED_COST_PROPOSALS,
-      params: { items: { type: 'array', items: proposalSchema, min: 1, max: MAX_PROPOSALS_PER_REQUEST } },
+      params: SAVE_PARAMS,
       handler(this: CostProposalsThis, ctx: Context<SaveParams>) {
         return this.save(ctx, ctx.params.items, (rows) => ({ data: rows.map(toRecord) }));
       },
@@ -277,7 +278,7 @@ const CostProposalsService: ServiceSchema<ServiceSettingSchema, CostProposalsThi
       summary: 'Propose costs on cases (v1 form)',
       description: 'As v3, with `dateAccepted` and `approverName` in place of the reaction fields.',
       response: SAVED_COST_PROPOSALS_V1,
-      params: { items: { type: 'array', items: proposalV1Schema, min: 1, max: MAX_PROPOSALS_PER_REQUEST } },
+      params: SAVE_V1_PARAMS,
       handler(this: CostProposalsThis, ctx: Context<SaveV1Params>) {
         return this.save(ctx, ctx.params.items.map(fromV1Input), (rows) => ({ data: rows.map(toV1Record) }));
       },
