@@ -34,7 +34,6 @@ import {
   columnsOf,
   INVOICE_STATUSES,
   INVOICES,
-  type InvoiceIn,
   invoiceOut,
   type InvoiceWithLinkRow,
   isDueDate,
@@ -52,16 +51,14 @@ const ALWAYS_VALUED = ['type', 'isActive', 'isSent', 'isPaid'] as const;
 const SAVE_MAX_INVOICES = 100;
 export const FIND_PAGINATION = { defaultLimit: 10, maxLimit: 100 };
 
-export interface SaveInvoicesParams {
-  items: InvoiceIn[];
-}
+export type SaveInvoicesParams = ParamsOf<typeof SAVE_INVOICES_PARAMS>;
 export type FindInvoicesParams = ParamsOf<typeof FIND_INVOICES_PARAMS>;
 export type ListInvoicesParams = ParamsOf<typeof LIST_INVOICES_PARAMS>;
 
 type InvoicingThis = OutboxDbService;
 
-const number = { type: 'number' };
-const optional = <T extends object>(rule: T) => ({ ...rule, optional: true, nullable: true }) as const;
+const number = { type: 'number' } as const;
+const optional = <const T extends object>(rule: T) => ({ ...rule, optional: true, nullable: true }) as const;
 
 const FIND_INVOICES_PARAMS = {
   filters: { type: 'any', optional: true },
@@ -110,7 +107,8 @@ const invoiceRule = {
     }),
     linkedInvoice: optional({ type: 'string', min: 1, max: 255 }),
   },
-};
+} as const;
+const SAVE_INVOICES_PARAMS = { items: { type: 'array', max: SAVE_MAX_INVOICES, items: invoiceRule } } as const;
 
 function unique<T>(values: T[]): T[] {
   return [...new Set(values)];
@@ -142,7 +140,7 @@ const InvoicingService: ServiceSchema<ServiceSettingSchema, InvoicingThis> = {
       description:
         "Creates each invoice, or updates the one with the same `externalId` of this provider; all or none. `linkedInvoice` names (by externalId) the invoice of the same case this one corrects. An invoice whose status is marked 'Send to client' sends the partner a webhook.",
       response: INVOICE_LIST,
-      params: { items: { type: 'array', max: SAVE_MAX_INVOICES, items: invoiceRule } },
+      params: SAVE_INVOICES_PARAMS,
       async handler(this: InvoicingThis, ctx: Context<SaveInvoicesParams>) {
         const caller = callerOf(ctx);
         const invoices = ctx.params.items;
