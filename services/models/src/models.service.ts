@@ -18,6 +18,7 @@ import {
   keepIdempotentAnswer,
   MODEL_ENTRY_RULES,
   OlderPathsMixin,
+  type ParamsOf,
   PG_ERRORS,
   inTransaction,
   type StoredReferences,
@@ -41,30 +42,39 @@ import { MODELS } from './responses';
 
 type Reference = number | string;
 
-export interface SearchParams {
-  manufacturer?: Reference;
-  productType?: Reference;
-  model?: string;
-  mpn?: string;
-  limit: number;
-}
+export type SearchParams = ParamsOf<typeof SEARCH_PARAMS>;
 
 export interface ModelIn extends Omit<ModelWrite, 'manufacturerId' | 'productTypeId'> {
   manufacturer: Reference;
   productType: Reference;
 }
 
-export interface UpsertParams {
-  items: ModelIn[];
-}
+export type UpsertParams = ParamsOf<typeof UPSERT_PARAMS>;
 
 type ModelsThis = Service &
   DbService & {
     upsert(ctx: Context, entries: ModelIn[]): Promise<ReturnType<typeof modelOut>[]>;
   };
 
-const reference = { type: 'multi', optional: true, rules: MODEL_ENTRY_RULES.manufacturer.rules };
-const searchText = { type: 'string', max: 255, optional: true };
+const reference = { type: 'multi', optional: true, rules: MODEL_ENTRY_RULES.manufacturer.rules } as const;
+const searchText = { type: 'string', max: 255, optional: true } as const;
+const SEARCH_PARAMS = {
+  manufacturer: reference,
+  productType: reference,
+  model: searchText,
+  mpn: searchText,
+  limit: { type: 'number', integer: true, min: 1, max: SEARCH_LIMIT_MAX, default: SEARCH_LIMIT_DEFAULT },
+} as const;
+const UPSERT_PARAMS = {
+  items: {
+    type: 'array',
+    max: UPSERT_BATCH_MAX,
+    items: {
+      type: 'object',
+      props: { id: { type: 'number', integer: true, positive: true, optional: true }, ...MODEL_ENTRY_RULES },
+    },
+  },
+} as const;
 
 function modelOut(row: ModelRow, references: References) {
   return {
@@ -138,13 +148,7 @@ const ModelsService: ServiceSchema<ServiceSettingSchema, ModelsThis> = {
         '3. only when those fill less than `limit`: models holding every word of the query anywhere in name, mpn or aliases, by trigram similarity.',
         `Tier 3 ranks at most ${SIMILAR_CANDIDATES_MAX} such models, so when more hold the words a longer query finds the best ones; a query whose words are all shorter than ${CONTAINS_MIN_LENGTH} characters skips it.`,
       ].join('\n'),
-      params: {
-        manufacturer: reference,
-        productType: reference,
-        model: searchText,
-        mpn: searchText,
-        limit: { type: 'number', integer: true, min: 1, max: SEARCH_LIMIT_MAX, default: SEARCH_LIMIT_DEFAULT },
-      },
+      params: SEARCH_PARAMS,
       async handler(this: ModelsThis, ctx: Context<SearchParams>) {
         const { manufacturer, productType, limit } = ctx.params;
         const model = ctx.params.model?.trim() || undefined;
@@ -199,16 +203,7 @@ const ModelsService: ServiceSchema<ServiceSettingSchema, ModelsThis> = {
       description:
         'Each model with an `id` updates that model (a rename needs it); one without is matched by name and manufacturer, else created. Name and mpn are unique per manufacturer: a clash is a 400 naming the entry. Answers the models written, in the order sent.',
       response: MODELS,
-      params: {
-        items: {
-          type: 'array',
-          max: UPSERT_BATCH_MAX,
-          items: {
-            type: 'object',
-            props: { id: { type: 'number', integer: true, positive: true, optional: true }, ...MODEL_ENTRY_RULES },
-          },
-        },
-      },
+      params: UPSERT_PARAMS,
       handler(this: ModelsThis, ctx: Context<UpsertParams>) {
         return this.upsert(ctx, ctx.params.items);
       },
