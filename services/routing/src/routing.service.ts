@@ -30,13 +30,8 @@ import { ROUTING_ANSWER, ROUTING_ANSWER_V2 } from './responses';
 
 export type RoutingParams = ParamsOf<typeof ROUTING_PARAMS>;
 export type RouteParams = ParamsOf<typeof ROUTE_PARAMS>;
-export interface OptionsParams extends Omit<RouteInput, 'modelNames'> {
-  partnerId: number;
-}
-export interface DecideParams extends OptionsParams {
-  model?: string;
-  route: boolean;
-}
+export type OptionsParams = ParamsOf<typeof OPTIONS_PARAMS>;
+export type DecideParams = ParamsOf<typeof DECIDE_PARAMS>;
 /** A routing choice as data (not thrown), so the caller can put its own checks' errors first. */
 export type Decision =
   | { kind: 'chosen'; providerId: number; serviceProviderCompetence: ProviderCompetenceOut }
