@@ -21,6 +21,7 @@ import {
   DbMixin,
   type DbService,
   NotFoundError,
+  type ParamsOf,
   PerWorld,
   inTransaction,
   RetentionMixin,
@@ -57,9 +58,8 @@ export const SANDBOX_SETTINGS = {
   maxBackoffMs: 300_000,
 };
 
-interface SimulationParams {
-  guid: string;
-}
+const SIMULATION_PARAMS = { guid: 'uuid' } as const;
+type SimulationParams = ParamsOf<typeof SIMULATION_PARAMS>;
 
 interface TurnState {
   timer?: NodeJS.Timeout;
@@ -116,7 +116,7 @@ const SandboxService: ServiceSchema<ServiceSettingSchema, SandboxThis> = {
       description:
         'For a case routed to a simulated provider: the step it takes next and when, the answer to its cost proposal, ' +
         'or why it stopped. A case of another provider is a 404.',
-      params: { guid: 'uuid' },
+      params: SIMULATION_PARAMS,
       response: ONE_SIMULATION,
       async handler(this: SandboxThis, ctx: Context<SimulationParams>) {
         await visibleCase(ctx, ctx.params.guid);
