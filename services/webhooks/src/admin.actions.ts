@@ -3,7 +3,15 @@
  * the secret), deliveries with their attempt log, and redeliveries.
  */
 import type { Context, ServiceActionsSchema } from 'moleculer';
-import { ACCESS, FIELD_MESSAGES, FieldsValidationError, inTransaction, NotFoundError, parseInstant } from '@hub/shared';
+import {
+  ACCESS,
+  FIELD_MESSAGES,
+  FieldsValidationError,
+  inTransaction,
+  NotFoundError,
+  type ParamsOf,
+  parseInstant,
+} from '@hub/shared';
 import { DELIVERY_SETTINGS } from './settings';
 import { newSecret } from './signature';
 import type { DeliveryRow, SubscriptionRow } from './webhooks.store';
@@ -28,18 +36,16 @@ import {
 } from './responses';
 import type { WebhooksThis } from './webhooks.service';
 
-interface IdParams {
-  id: number;
-}
-export interface ListDeliveriesParams {
-  subscriptionId?: number;
-  state?: 'pending' | 'succeeded' | 'dead';
-  eventId?: string;
-  limit: number;
-  offset: number;
-}
-
-const idParam = { id: { type: 'number', integer: true, positive: true } };
+const idParam = { id: { type: 'number', integer: true, positive: true } } as const;
+type IdParams = ParamsOf<typeof idParam>;
+const LIST_DELIVERIES_PARAMS = {
+  subscriptionId: { type: 'number', integer: true, positive: true, optional: true },
+  state: { type: 'enum', values: ['pending', 'succeeded', 'dead'], optional: true },
+  eventId: { type: 'uuid', optional: true },
+  limit: { type: 'number', integer: true, min: 1, max: 100, default: 20 },
+  offset: { type: 'number', integer: true, min: 0, default: 0 },
+} as const;
+export type ListDeliveriesParams = ParamsOf<typeof LIST_DELIVERIES_PARAMS>;
 /** Deliveries are counted in a bigint column. */
 const deliveryIdParam = { id: { type: 'number', integer: true, positive: true, max: Number.MAX_SAFE_INTEGER } };
 
@@ -266,13 +272,7 @@ export const adminActions: ServiceActionsSchema = {
     summary: 'Webhook deliveries',
     description: 'Newest first, by subscription, state or event, paged by `limit` and `offset`.',
     response: DELIVERIES,
-    params: {
-      subscriptionId: { type: 'number', integer: true, positive: true, optional: true },
-      state: { type: 'enum', values: ['pending', 'succeeded', 'dead'], optional: true },
-      eventId: { type: 'uuid', optional: true },
-      limit: { type: 'number', integer: true, min: 1, max: 100, default: 20 },
-      offset: { type: 'number', integer: true, min: 0, default: 0 },
-    },
+    params: LIST_DELIVERIES_PARAMS,
     async handler(this: WebhooksThis, ctx: Context<ListDeliveriesParams>) {
       const { subscriptionId, state, eventId, limit, offset } = ctx.params;
       const query = this.db.knex('webhooks.deliveries');
