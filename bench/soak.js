@@ -146,7 +146,7 @@ async function soak(hub) {
   const started = performance.now();
   const interval = 1000 / RATE_PER_SECOND;
   for (let w = 0; w < WINDOWS; w++) {
-    const window = { latencies: [], byKind: {}, errors: 0 };
+    const window = { latencies: [], byKind: {}, errors: 0, overGoal: [] };
     const end = started + (w + 1) * WINDOW_MS;
     for (let n = Math.ceil((w * WINDOW_MS) / interval); started + n * interval < end; n++) {
       const due = started + n * interval;
@@ -162,6 +162,13 @@ async function soak(hub) {
           const ms = performance.now() - sentAt;
           window.latencies.push(ms);
           (window.byKind[kind.kind] ??= []).push(ms);
+          // When and what: a slow start and a slow query look alike in a percentile.
+          if (ms > GOAL.maxMs)
+            window.overGoal.push({
+              atSeconds: +((sentAt - started) / 1000).toFixed(1),
+              kind: kind.kind,
+              ms: +ms.toFixed(1),
+            });
           if (status >= 400) window.errors += 1;
           else if (kind.kind === 'book' && token === PARTNERS[0]) guids.push(body.guid);
         })
@@ -191,6 +198,7 @@ function summary(windows) {
       p99: round(percentile(all, 99)),
       max: round(all.at(-1)),
       over500ms: all.filter((ms) => ms > GOAL.maxMs).length,
+      over500msAt: window.overGoal,
       p99ByKind: Object.fromEntries(
         Object.entries(window.byKind).map(([kind, list]) => [kind, round(percentile(sorted(list), 99))]),
       ),

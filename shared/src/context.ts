@@ -37,7 +37,9 @@ export function clockOf(broker: ServiceBroker): HubClock {
 
 export function databaseOf(broker: ServiceBroker): Promise<Database> {
   const context = contextOf(broker);
-  context.database ??= openDatabase(context.config, context.embedded);
+  context.database ??= openDatabase(context.config, context.embedded, (message) =>
+    broker.getLogger('database').warn(message),
+  );
   return context.database;
 }
 

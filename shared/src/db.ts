@@ -12,9 +12,13 @@ import { setTimeout as delay } from 'node:timers/promises';
 import knexFactory, { Knex } from 'knex';
 import pg from 'pg';
 import type { HubConfig } from './config';
+import { startEmbeddedAutovacuum } from './embedded-autovacuum';
 
 /** How often a process waiting for another's exclusive work (a migration) tries its lock again. */
 const EXCLUSIVE_LOCK_RETRY_MS = 100;
+
+/** How often the embedded database looks for tables to vacuum or analyze (embedded-autovacuum.ts). */
+const EMBEDDED_AUTOVACUUM_INTERVAL_MS = 5_000;
 
 // ids fit in 2^53; numeric stays a string so money keeps its exact digits; a date column stays
 // `YYYY-MM-DD` instead of becoming a local-midnight Date.
@@ -37,9 +41,14 @@ export interface EmbeddedDatabaseOptions {
   template?: Blob;
 }
 
-export async function openDatabase(config: HubConfig, embedded?: EmbeddedDatabaseOptions): Promise<Database> {
+/** `warn` hears of what goes wrong in the background: the embedded database's own maintenance. */
+export async function openDatabase(
+  config: HubConfig,
+  embedded?: EmbeddedDatabaseOptions,
+  warn: (message: string) => void = () => undefined,
+): Promise<Database> {
   if (config.databaseUrl) return openPostgres(config.databaseUrl, config.databasePoolSize);
-  return openEmbedded(embedded ?? { dataDir: path.resolve(config.dataDir, 'pg') });
+  return openEmbedded(embedded ?? { dataDir: path.resolve(config.dataDir, 'pg') }, warn);
 }
 
 function openPostgres(connectionString: string, poolSize: number): Database {
@@ -84,7 +93,7 @@ interface PGliteInstance {
   dumpDataDir(compression?: 'none' | 'gzip' | 'auto'): Promise<Blob>;
 }
 
-async function openEmbedded(options: EmbeddedDatabaseOptions): Promise<Database> {
+async function openEmbedded(options: EmbeddedDatabaseOptions, warn: (message: string) => void): Promise<Database> {
   // PGlite and its socket server are ESM-first packages; their CommonJS builds load lazily so a
   // process with a Postgres server never pays for the WASM module.
   /* eslint-disable @typescript-eslint/no-require-imports */
@@ -108,6 +117,9 @@ async function openEmbedded(options: EmbeddedDatabaseOptions): Promise<Database>
     connection: { host, port: Number(port), user: 'postgres', database: 'postgres' },
     pool: { min: 1, max: 1 },
   });
+  const stopAutovacuum = startEmbeddedAutovacuum(knex, EMBEDDED_AUTOVACUUM_INTERVAL_MS, (err) =>
+    warn(`Vacuum and analyze of the embedded database failed (${err.message}); the next pass tries again`),
+  );
   return {
     knex,
     kind: 'pglite',
@@ -117,6 +129,7 @@ async function openEmbedded(options: EmbeddedDatabaseOptions): Promise<Database>
     // The data directory admits one process, and PGlite one session.
     exclusively: (_lockName: string, work: () => Promise<unknown>) => work(),
     close: async () => {
+      await stopAutovacuum();
       await knex.destroy();
       await server.stop();
       await pglite.close();
