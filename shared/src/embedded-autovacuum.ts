@@ -36,7 +36,7 @@ export function maintenanceOf(table: TableActivity): 'vacuum' | 'analyze' | unde
 
 /**
  * Every `intervalMs`, vacuums or analyzes the tables that need it, one at a time; a pass that
- * fails is reported to `onError` and the next one tries again. Resolves the stop function, which
+ * fails is reported to `onError` and the next one tries again. Returns the stop function, which
  * waits for a pass under way.
  */
 export function startEmbeddedAutovacuum(
