@@ -16,6 +16,8 @@ import type { HubConfig, RetentionSettings } from './config';
 import { clockOf, configOf } from './context';
 import type { Database } from './db';
 import type { DbService } from './db.mixin';
+import { idempotencyKeysRetention } from './idempotency';
+import { relayedEventsRetention } from './outbox';
 
 /** One kind of row removed by age. */
 export interface RetentionRule {
@@ -273,6 +275,18 @@ type RetentionService = Service &
     };
     applyRetention(): Promise<RuleRun[]>;
   };
+
+/**
+ * The retention of a service whose only aged rows are its outbox's relayed events and its
+ * expired Idempotency-Keys.
+ */
+export function outboxAndKeysPolicy(schema: string): (config: HubConfig) => RetentionPolicy {
+  return ({ retention, idempotencyKeyTtlMs }) => {
+    const outbox = relayedEventsRetention(schema, retention.relayedEventsMs);
+    const keys = idempotencyKeysRetention(schema, idempotencyKeyTtlMs);
+    return { rules: [outbox.rule, keys.rule], aged: [outbox.aged, keys.aged] };
+  };
+}
 
 /**
  * Gives a service its retention job and the internal actions `storageFigures` (for the admin

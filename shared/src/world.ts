@@ -5,6 +5,7 @@
  */
 import FastestValidator from 'fastest-validator';
 import { millisecondsOf } from './config';
+import { CONTACT_FIELDS } from './contact';
 import { WEBHOOK_EVENT_TYPES } from './events';
 import { isCalendarDay } from './dates';
 import { unstorablePath } from './stored-text';
@@ -213,23 +214,7 @@ const contact = {
   props: {
     type: { type: 'enum', values: [0, 1], optional: true },
     ...Object.fromEntries(
-      [
-        'name',
-        'firstName',
-        'lastName',
-        'organizationName',
-        'organizationNumber',
-        'addName',
-        'address',
-        'postalCode',
-        'city',
-        'phone',
-        'mobile',
-        'email',
-        'floor',
-        'entrance',
-        'doorCode',
-      ].map((field) => [field, nullableText]),
+      CONTACT_FIELDS.filter((field) => field !== 'countryCode').map((field) => [field, nullableText]),
     ),
     countryCode: { type: 'string', length: 2, optional: true, nullable: true },
   },

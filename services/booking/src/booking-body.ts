@@ -6,6 +6,7 @@
  */
 import FastestValidator from 'fastest-validator';
 import {
+  CONTACT_FIELDS,
   BOOKING_TYPES,
   chosenKeys,
   detailsFromValidator,
@@ -154,22 +155,7 @@ const contact = (required: boolean) => ({
     // Which of rules 4 and 5 the contact answers to: a private person (0) or a company (1).
     type: { type: 'enum', values: [0, 1] },
     ...Object.fromEntries(
-      [
-        'name',
-        'firstName',
-        'lastName',
-        'organizationName',
-        'organizationNumber',
-        'addName',
-        'address',
-        'postalCode',
-        'city',
-        'phone',
-        'mobile',
-        'floor',
-        'entrance',
-        'doorCode',
-      ].map((field) => [field, text(255)]),
+      CONTACT_FIELDS.filter((field) => field !== 'email' && field !== 'countryCode').map((field) => [field, text(255)]),
     ),
     email: optional({ type: 'email', max: 255 }),
     countryCode: optional({ type: 'string', pattern: /^[A-Za-z]{2}$/ }),

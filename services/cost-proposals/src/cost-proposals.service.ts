@@ -19,7 +19,6 @@ import {
   type FieldDetails,
   FieldsValidationError,
   IdempotencyMixin,
-  idempotencyKeysRetention,
   inTransaction,
   keepIdempotentAnswer,
   NotFoundError,
@@ -30,7 +29,7 @@ import {
   PG_ERRORS,
   visibleCase,
   visibleCases,
-  relayedEventsRetention,
+  outboxAndKeysPolicy,
   RetentionMixin,
 } from '@hub/shared';
 import {
@@ -170,11 +169,7 @@ const CostProposalsService: ServiceSchema<ServiceSettingSchema, CostProposalsThi
   mixins: [
     DbMixin(SCHEMA, path.join(__dirname, 'migrations')),
     OutboxMixin(SCHEMA),
-    RetentionMixin(SCHEMA, ({ retention, idempotencyKeyTtlMs }) => {
-      const outbox = relayedEventsRetention(SCHEMA, retention.relayedEventsMs);
-      const keys = idempotencyKeysRetention(SCHEMA, idempotencyKeyTtlMs);
-      return { rules: [outbox.rule, keys.rule], aged: [outbox.aged, keys.aged] };
-    }),
+    RetentionMixin(SCHEMA, outboxAndKeysPolicy(SCHEMA)),
     // v2 added rejection and answered as v3 does; v1's own forms are the *V1 actions below.
     OlderPathsMixin({ list: { v2: {} }, save: { v2: {} }, feedback: { v2: {} }, delete: { v2: {} } }),
     IdempotencyMixin(SCHEMA),

@@ -16,7 +16,6 @@ import {
   type FieldDetails,
   FieldsValidationError,
   IdempotencyMixin,
-  idempotencyKeysRetention,
   inTransaction,
   keepIdempotentAnswer,
   type OutboxDbService,
@@ -25,7 +24,7 @@ import {
   visibleCases,
   type World,
   writeEvent,
-  relayedEventsRetention,
+  outboxAndKeysPolicy,
   RetentionMixin,
   type ParamsOf,
 } from '@hub/shared';
@@ -119,11 +118,7 @@ const InvoicingService: ServiceSchema<ServiceSettingSchema, InvoicingThis> = {
   mixins: [
     DbMixin(SCHEMA, path.join(__dirname, 'migrations')),
     OutboxMixin(SCHEMA),
-    RetentionMixin(SCHEMA, ({ retention, idempotencyKeyTtlMs }) => {
-      const outbox = relayedEventsRetention(SCHEMA, retention.relayedEventsMs);
-      const keys = idempotencyKeysRetention(SCHEMA, idempotencyKeyTtlMs);
-      return { rules: [outbox.rule, keys.rule], aged: [outbox.aged, keys.aged] };
-    }),
+    RetentionMixin(SCHEMA, outboxAndKeysPolicy(SCHEMA)),
     IdempotencyMixin(SCHEMA),
   ],
   settings: { rest: '' },

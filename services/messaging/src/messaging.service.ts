@@ -15,7 +15,6 @@ import {
   FIELD_MESSAGES,
   FieldsValidationError,
   IdempotencyMixin,
-  idempotencyKeysRetention,
   inTransaction,
   keepIdempotentAnswer,
   type OlderForm,
@@ -24,7 +23,7 @@ import {
   OutboxMixin,
   visibleCase,
   writeEvent,
-  relayedEventsRetention,
+  outboxAndKeysPolicy,
   RetentionMixin,
   type ParamsOf,
 } from '@hub/shared';
@@ -93,11 +92,7 @@ const MessagingService: ServiceSchema<ServiceSettingSchema, MessagingThis> = {
   mixins: [
     DbMixin(SCHEMA, path.join(__dirname, 'migrations')),
     OutboxMixin(SCHEMA),
-    RetentionMixin(SCHEMA, ({ retention, idempotencyKeyTtlMs }) => {
-      const outbox = relayedEventsRetention(SCHEMA, retention.relayedEventsMs);
-      const keys = idempotencyKeysRetention(SCHEMA, idempotencyKeyTtlMs);
-      return { rules: [outbox.rule, keys.rule], aged: [outbox.aged, keys.aged] };
-    }),
+    RetentionMixin(SCHEMA, outboxAndKeysPolicy(SCHEMA)),
     OlderPathsMixin({
       create: { v1: OLDER_CREATE, v2: OLDER_CREATE },
       list: { v1: OLDER_LIST, v2: OLDER_LIST },
