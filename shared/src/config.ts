@@ -119,6 +119,8 @@ export interface RetentionSettings {
   eventFeedMs: number;
   /** The request log (requests/log records and tracked booking attempts). */
   requestLogMs: number;
+  /** The hub time one partition of a time-partitioned table spans (webhook deliveries and attempts). */
+  partitionSpanMs: number;
 }
 
 export class ConfigError extends Error {
@@ -265,7 +267,16 @@ function retention(env: Env): RetentionSettings {
       why: 'what the event feed promises partners',
     }),
     requestLogMs: kept('RETENTION_REQUEST_LOG', '90d'),
+    partitionSpanMs: partitionSpan(env),
   };
+}
+
+/** Shorter spans make more partitions to read; longer ones keep rows longer past their period. */
+function partitionSpan(env: Env): number {
+  const ms = duration(env, 'RETENTION_PARTITION_SPAN', '1d');
+  if (ms < 3_600_000 || ms > SHORTEST_DELIVERY_RETENTION_MS)
+    throw new ConfigError('RETENTION_PARTITION_SPAN', `must be from 1h to 7d, got "${env.RETENTION_PARTITION_SPAN}"`);
+  return ms;
 }
 
 function rate(env: Env, name: string): number {

@@ -38,3 +38,4 @@ export * from './webhook-shape';
 export * from './world';
 export * from './world-cache.mixin';
 export * from './status-rules-move';
+export * from './partitions';

@@ -18,6 +18,13 @@ import type { Database } from './db';
 import type { DbService } from './db.mixin';
 import { idempotencyKeysRetention } from './idempotency';
 import { relayedEventsRetention } from './outbox';
+import {
+  createPartitionsAhead,
+  defaultPartitionOf,
+  dropExpiredPartitions,
+  openPartitionsOf,
+  type PartitionedTable,
+} from './partitions';
 
 /** One kind of row removed by age. */
 export interface RetentionRule {
@@ -46,6 +53,11 @@ export interface AgedTable {
 export interface RetentionPolicy {
   rules: RetentionRule[];
   aged: AgedTable[];
+  /**
+   * Tables partitioned by time (partitions.ts): their rules remove rows one by one only from the
+   * default partition and the partitions still written to; the others go whole once expired.
+   */
+  partitioned?: PartitionedTable[];
 }
 
 export interface RuleRun {
@@ -76,14 +88,16 @@ export function retentionLockName(rule: Pick<RetentionRule, 'table' | 'name'>): 
 }
 
 /**
- * Removes up to `limit` rows of the rule older than `cutoff` (a stored time) in one transaction;
- * answers how many, or null when another instance holds the rule.
+ * Removes up to `limit` rows of the rule older than `cutoff` (a stored time) in one transaction,
+ * from the rule's table or `from`, one of its partitions; answers how many, or null when another
+ * instance holds the rule.
  */
 export async function removeBatch(
   knex: Knex,
   rule: RetentionRule,
   cutoff: Date,
   limit: number,
+  from: string = rule.table,
 ): Promise<number | null> {
   const keys = rule.key.map((column) => knex.raw('??', [column]).toQuery());
   const matches = rule.key.map((column) => knex.raw('t.?? = doomed.??', [column, column]).toQuery()).join(' and ');
@@ -96,7 +110,7 @@ export async function removeBatch(
           order by ?? limit ? for update skip locked
        )
        delete from ?? as t using doomed where ${matches}`,
-      [rule.table, rule.ageColumn, cutoff, rule.ageColumn, limit, rule.table],
+      [from, rule.ageColumn, cutoff, rule.ageColumn, limit, from],
     );
     return result.rowCount as number;
   });
@@ -122,20 +136,33 @@ export async function runRetention(options: RetentionJobOptions): Promise<RuleRu
   const { database, schema, policy, clock, batchSize } = options;
   const { knex } = database;
   const runs: RuleRun[] = [];
+  const dropped = new Map<string, number>();
+  for (const partitioned of policy.partitioned ?? []) {
+    await createPartitionsAhead(knex, partitioned, clock);
+    const whole = await dropPartitionsOfExpiredRows(knex, partitioned, policy.rules, clock);
+    for (const [rule, rows] of whole ?? []) dropped.set(rule, (dropped.get(rule) ?? 0) + rows);
+  }
   for (const rule of policy.rules) {
     const cutoff = clock.storedCutoff(rule.keepMs);
-    let removed: number | null = 0;
-    for (;;) {
-      if (options.stopping?.()) break;
-      const batch = await removeBatch(knex, rule, cutoff, batchSize);
-      if (batch === null) {
-        removed = removed === 0 ? null : removed;
-        break;
+    let removed: number | null = dropped.get(rule.name) ?? 0;
+    const partitioned = policy.partitioned?.find(({ table }) => table === rule.table);
+    const tables = partitioned
+      ? [defaultPartitionOf(rule.table), ...(await openPartitionsOf(knex, rule.table, clock))]
+      : [rule.table];
+    for (const table of tables) {
+      for (;;) {
+        if (options.stopping?.()) break;
+        const batch = await removeBatch(knex, rule, cutoff, batchSize, table);
+        if (batch === null) {
+          removed = removed === 0 ? null : removed;
+          break;
+        }
+        removed += batch;
+        if (batch < batchSize) break;
+        // Lets queries waiting for the connection go first (embedded mode has one).
+        await new Promise((resolve) => setImmediate(resolve));
       }
-      removed += batch;
-      if (batch < batchSize) break;
-      // Lets queries waiting for the connection go first (embedded mode has one).
-      await new Promise((resolve) => setImmediate(resolve));
+      if (removed === null) break;
     }
     runs.push({ rule: rule.name, table: rule.table, removed });
     if (removed === null) continue;
@@ -151,6 +178,28 @@ export async function runRetention(options: RetentionJobOptions): Promise<RuleRu
   }
   if (database.kind === 'pglite') await vacuumShrunk(knex, policy, runs, batchSize, options.unvacuumed ?? new Map());
   return runs;
+}
+
+/**
+ * Drops the partitions of a table whose whole span is older than the shortest period of its
+ * rules, keeping the rows that no rule removes yet; answers the rows dropped per rule.
+ */
+function dropPartitionsOfExpiredRows(
+  knex: Knex,
+  partitioned: PartitionedTable,
+  rules: RetentionRule[],
+  clock: HubClock,
+): Promise<Map<string, number> | null> {
+  const own = rules.filter((rule) => rule.table === partitioned.table);
+  if (own.length === 0) return Promise.resolve(new Map());
+  const removable = own.map((rule) => ({
+    rule: rule.name,
+    condition: knex
+      .raw(`(${rule.where ?? 'true'}) and ?? < ?`, [rule.ageColumn, clock.storedCutoff(rule.keepMs).toISOString()])
+      .toQuery(),
+  }));
+  const shortest = Math.min(...own.map((rule) => rule.keepMs));
+  return dropExpiredPartitions(knex, partitioned, clock.storedCutoff(shortest), removable);
 }
 
 /** PGlite runs no autovacuum: without this, removed rows would keep their space and slow scans. */
@@ -218,8 +267,11 @@ export async function storageFigures(
 ): Promise<Pick<StorageFigures, 'tables'> & { rules: RuleFigures[] }> {
   const tables = (
     await knex.raw(
-      `select c.relname as name, c.reltuples::float8 as estimate,
-              pg_total_relation_size(c.oid)::float8 as bytes
+      `select c.relname as name,
+              coalesce((select sum(greatest(leaf.reltuples, 0)) from pg_partition_tree(c.oid) tree
+                          join pg_class leaf on leaf.oid = tree.relid where tree.isleaf), c.reltuples)::float8 as estimate,
+              coalesce((select sum(pg_total_relation_size(tree.relid)) from pg_partition_tree(c.oid) tree),
+                       pg_total_relation_size(c.oid))::float8 as bytes
          from pg_class c join pg_namespace n on n.oid = c.relnamespace
         where n.nspname = ? and c.relkind in ('r', 'p') and not c.relispartition and c.relname not like 'knex\\_%'
         order by c.relname`,
@@ -269,11 +321,14 @@ type RetentionService = Service &
       settings: RetentionSettings;
       clock: HubClock;
       timer?: NodeJS.Timeout;
+      partitionsTimer?: NodeJS.Timeout;
       running?: Promise<RuleRun[]>;
       stopping: boolean;
       unvacuumed: Map<string, number>;
     };
     applyRetention(): Promise<RuleRun[]>;
+    /** Creates the partitions of the coming spans (partitions.ts). */
+    keepPartitionsAhead(): Promise<void>;
   };
 
 /**
@@ -342,6 +397,14 @@ export function RetentionMixin(
           state.running = undefined;
         }
       },
+
+      async keepPartitionsAhead(this: RetentionService): Promise<void> {
+        const partitionedTables = this.retention.policy.partitioned ?? [];
+        if (partitionedTables.length > 0 && !this.db)
+          throw new Error('A service with partitioned tables starts its DbMixin before its RetentionMixin');
+        for (const partitioned of partitionedTables)
+          await createPartitionsAhead(this.db.knex, partitioned, this.retention.clock);
+      },
     },
 
     created(this: RetentionService) {
@@ -355,8 +418,22 @@ export function RetentionMixin(
       };
     },
 
-    started(this: RetentionService) {
+    async started(this: RetentionService) {
       const state = this.retention;
+      await this.keepPartitionsAhead();
+      if (state.policy.partitioned?.length) {
+        // Partitions are made ahead whether or not retention removes anything.
+        const spanMs = Math.min(...state.policy.partitioned.map(({ spanMs }) => spanMs)) / state.clock.rate;
+        state.partitionsTimer = setInterval(
+          () => {
+            this.keepPartitionsAhead().catch((err: Error) =>
+              this.logger.warn(`Creating partitions ahead failed (${err.message}); the next round tries again`),
+            );
+          },
+          Math.min(state.settings.intervalMs, spanMs / 2),
+        );
+        state.partitionsTimer.unref();
+      }
       if (!state.settings.enabled || state.policy.rules.length === 0) return;
       state.timer = setInterval(() => {
         if (state.running || !this.db) return;
@@ -370,6 +447,7 @@ export function RetentionMixin(
     async stopped(this: RetentionService) {
       this.retention.stopping = true;
       clearInterval(this.retention.timer);
+      clearInterval(this.retention.partitionsTimer);
       await this.retention.running?.catch(() => undefined);
     },
   };

@@ -38,6 +38,7 @@ describe('loadConfig', () => {
       deadLettersMs: 90 * day,
       eventFeedMs: 30 * day,
       requestLogMs: 90 * day,
+      partitionSpanMs: day,
     });
     expect(
       loadConfig({
@@ -49,6 +50,7 @@ describe('loadConfig', () => {
         RETENTION_DEAD_LETTERS: '365d',
         RETENTION_EVENT_FEED: '60d',
         RETENTION_REQUEST_LOG: '400d',
+        RETENTION_PARTITION_SPAN: '6h',
       }).retention,
     ).toEqual({
       enabled: false,
@@ -59,6 +61,7 @@ describe('loadConfig', () => {
       deadLettersMs: 365 * day,
       eventFeedMs: 60 * day,
       requestLogMs: 400 * day,
+      partitionSpanMs: 6 * 3_600_000,
     });
   });
 
@@ -104,6 +107,8 @@ describe('loadConfig', () => {
     [{ RETENTION_DEAD_LETTERS: '24h' }, /RETENTION_DEAD_LETTERS must be at least 7d/],
     [{ RETENTION_EVENT_FEED: '29d' }, /RETENTION_EVENT_FEED must be at least 30d \(what the event feed promises/],
     [{ RETENTION_BATCH_SIZE: '0' }, /RETENTION_BATCH_SIZE must be between/],
+    [{ RETENTION_PARTITION_SPAN: '30m' }, /RETENTION_PARTITION_SPAN must be from 1h to 7d, got "30m"/],
+    [{ RETENTION_PARTITION_SPAN: '8d' }, /RETENTION_PARTITION_SPAN must be from 1h to 7d/],
     [{ CLOCK_RATE: '0.5' }, /CLOCK_RATE must be a number of 1 or more/],
     [{ CLOCK_RATE: 'fast' }, /CLOCK_RATE must be a number of 1 or more/],
     [{ IDEMPOTENCY_KEY_TTL: '0' }, /IDEMPOTENCY_KEY_TTL must be a positive duration/],

@@ -186,11 +186,14 @@ async function recordWrites(knex: Knex): Promise<{ take(): Promise<string[]> }> 
         return null;
       end $$;
   `);
-  const tables = (await knex('information_schema.tables')
-    .select('table_schema', 'table_name')
-    .whereIn('table_schema', schemas)
-    .where('table_type', 'BASE TABLE')
-    .whereNot('table_name', 'like', 'knex_migrations%')) as Array<{ table_schema: string; table_name: string }>;
+  // A partitioned table's trigger is every partition's, those made later included.
+  const tables = (await knex('pg_class as c')
+    .join('pg_namespace as n', 'n.oid', 'c.relnamespace')
+    .select({ table_schema: 'n.nspname', table_name: 'c.relname' })
+    .whereIn('n.nspname', schemas)
+    .whereIn('c.relkind', ['r', 'p'])
+    .where('c.relispartition', false)
+    .whereNot('c.relname', 'like', 'knex_migrations%')) as Array<{ table_schema: string; table_name: string }>;
   for (const table of tables)
     await knex.raw(
       'create trigger fuzz_watch after insert or update or delete on ??.?? for each row execute function fuzz_watch.record()',

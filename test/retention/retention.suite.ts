@@ -202,7 +202,8 @@ export function retentionSuite(infra: boolean): void {
     if (!infra) {
       // No autovacuum on the embedded database: the job vacuums what it shrank by a batch or more.
       const vacuumed = await knex.raw(
-        `select relname, last_vacuum from pg_stat_all_tables where schemaname = 'webhooks' and relname in ('deliveries', 'attempts')`,
+        `select relname, last_vacuum from pg_stat_all_tables
+          where schemaname = 'webhooks' and relname in ('deliveries_default', 'attempts_default')`,
       );
       expect(vacuumed.rows.map((row: { last_vacuum: Date | null }) => row.last_vacuum !== null)).toEqual([true, true]);
     }

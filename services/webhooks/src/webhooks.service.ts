@@ -78,10 +78,11 @@ export type WebhooksThis = Service &
 
 const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
   name: 'webhooks',
+  // Mixins start last to first: the schema is current before retention makes partitions ahead.
   mixins: [
-    DbMixin('webhooks', path.join(__dirname, 'migrations')),
     RetentionMixin('webhooks', ({ retention }) => deliveryRetention(retention)),
     WorldCacheMixin,
+    DbMixin('webhooks', path.join(__dirname, 'migrations')),
   ],
   settings: { rest: '' },
   metadata: {

@@ -91,12 +91,13 @@ export async function insertDeliveries(knex: Knex, planned: PlannedDelivery[], f
       case_guid: item.caseGuid,
       case_sequence: item.caseSequence,
       payload: JSON.stringify(item.payload),
-      occurred_at: item.occurredAt,
+      // Milliseconds, as the row's time travels through JavaScript to find its partition again.
+      occurred_at: knex.raw("date_trunc('milliseconds', ?::timestamptz)", [item.occurredAt]),
       next_attempt_at: knex.raw(`now() + (? * interval '1 millisecond')`, [firstDelayMs]),
     }));
     const result = await knex('webhooks.deliveries')
       .insert(rows)
-      .onConflict(['event_id', 'subscription_id', 'event_type'])
+      .onConflict(['event_id', 'subscription_id', 'event_type', 'occurred_at'])
       .ignore()
       .returning('id');
     inserted += result.length;
@@ -200,13 +201,13 @@ export interface AttemptRecord {
 
 const RECORD_ATTEMPTS = `with outcome as (
     select * from jsonb_to_recordset(?::jsonb) as o(
-      delivery_id bigint, subscription_id integer, attempt integer, cycle_attempts integer, started_at timestamptz,
+      delivery_id bigint, delivery_occurred_at timestamptz, subscription_id integer, attempt integer, cycle_attempts integer, started_at timestamptz,
       latency_ms integer, ok boolean, status_code integer, error_kind text, error text, response_excerpt text,
       state text, retry_in_ms integer)
   ),
   logged as (
-    insert into webhooks.attempts (delivery_id, attempt, started_at, latency_ms, ok, status_code, error_kind, error, response_excerpt)
-    select delivery_id, attempt, started_at, latency_ms, ok, status_code, error_kind, error, response_excerpt from outcome
+    insert into webhooks.attempts (delivery_id, delivery_occurred_at, attempt, started_at, latency_ms, ok, status_code, error_kind, error, response_excerpt)
+    select delivery_id, delivery_occurred_at, attempt, started_at, latency_ms, ok, status_code, error_kind, error, response_excerpt from outcome
   ),
   moved as (
     update webhooks.deliveries d
@@ -215,7 +216,7 @@ const RECORD_ATTEMPTS = `with outcome as (
            next_attempt_at = case when o.state = 'pending' then now() + (o.retry_in_ms * interval '1 millisecond') else d.next_attempt_at end,
            finished_at = case when o.state = 'pending' then d.finished_at else now() end
       from outcome o
-     where d.id = o.delivery_id
+     where d.id = o.delivery_id and d.occurred_at = o.delivery_occurred_at
   )
   update webhooks.subscriptions s
      set state = 'disabled', state_reason = 'The receiver answered 410 Gone', updated_at = now()
@@ -230,6 +231,7 @@ export async function recordAttempts(knex: Knex, records: AttemptRecord[]): Prom
   if (records.length === 0) return;
   const rows = records.map(({ delivery, outcome, startedAt, latencyMs, retryInMs }) => ({
     delivery_id: delivery.id,
+    delivery_occurred_at: delivery.occurred_at.toISOString(),
     subscription_id: delivery.subscription_id,
     attempt: delivery.attempts + 1,
     cycle_attempts: delivery.cycle_attempts + 1,

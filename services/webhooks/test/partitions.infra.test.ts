@@ -1,0 +1,4 @@
+/** Partitioned deliveries on the Postgres server; see `partitions.suite.ts`. */
+import { partitionsSuite } from './partitions.suite';
+
+partitionsSuite(true);

@@ -1,0 +1,191 @@
+/**
+ * Deliveries and attempts partitioned by the event's time (docs/retention.md), on the webhooks
+ * schema as its migrations leave it and with the service's own policy, store and retention job:
+ * partitions are made ahead, rows land in the partition of their event's span, and once a span
+ * is past the delivered period its partitions go whole while the rows still kept (dead letters,
+ * pending deliveries, each with its attempts) move to the default partitions and stay claimable.
+ * Time passes on the hub's clock as real time would (no jump), so spans close. Written once, run
+ * on the embedded database and on the Postgres server.
+ */
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import {
+  type Database,
+  HubClock,
+  loadConfig,
+  migrateSchema,
+  openDatabase,
+  partitionsOf,
+  runRetention,
+} from '../../../shared/src';
+import { createServerDatabase } from '../../../test/support/hub';
+import { deliveryRetention } from '../src/retention';
+import { claimDue, insertDeliveries, type PlannedDelivery, recordAttempts } from '../src/webhooks.store';
+
+const DAY = 86_400_000;
+const SUBSCRIPTION = 7;
+
+export function partitionsSuite(infra: boolean): void {
+  let database: Database;
+  let dropServerDatabase: (() => Promise<void>) | undefined;
+  let realNow = Date.now();
+  const clock = new HubClock(1, () => realNow);
+  const config = loadConfig({});
+  const policy = deliveryRetention(config.retention);
+  const today = Math.floor(realNow / DAY) * DAY;
+
+  beforeAll(async () => {
+    if (infra) {
+      const server = await createServerDatabase();
+      dropServerDatabase = () => server.drop();
+      database = await openDatabase(loadConfig({ DATABASE_URL: server.url }));
+    } else {
+      database = await openDatabase(loadConfig({}), {});
+    }
+    await migrateSchema(database, 'webhooks', path.join(__dirname, '../src/migrations'));
+    await database.knex('webhooks.subscriptions').insert({
+      id: SUBSCRIPTION,
+      account_id: 2,
+      partner_id: 1,
+      event_types: JSON.stringify(['status.new']),
+      kind: 'http',
+      url: 'http://127.0.0.1:9/hooks',
+      secret: 'whsec_partitions',
+      max_in_flight: 100,
+      origin: 'admin',
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await database?.close();
+    await dropServerDatabase?.();
+  });
+
+  const knex = () => database.knex;
+  const retention = () => runRetention({ database, schema: 'webhooks', policy, clock, batchSize: 2 });
+  const spans = async (table: string) =>
+    (await partitionsOf(knex(), table)).map(({ from, to }) => [from.getTime() - today, to.getTime() - today]);
+  const delivery = (occurredAt: Date, caseGuid = randomUUID()): PlannedDelivery => {
+    const eventId = randomUUID();
+    return {
+      eventId,
+      webhookId: eventId,
+      subscriptionId: SUBSCRIPTION,
+      eventType: 'status.new',
+      caseGuid,
+      caseSequence: 1,
+      payload: { eventId },
+      occurredAt: occurredAt.toISOString(),
+    };
+  };
+  const placed = async () =>
+    Object.fromEntries(
+      (
+        await knex().raw(
+          `select d.event_id, d.state, d.tableoid::regclass::text as partition,
+                  (select count(*)::int from webhooks.attempts a where a.delivery_id = d.id) as attempts,
+                  (select array_agg(distinct a.tableoid::regclass::text) from webhooks.attempts a where a.delivery_id = d.id) as attempt_partitions
+             from webhooks.deliveries d`,
+        )
+      ).rows.map((row: { event_id: string }) => [row.event_id, row]),
+    );
+
+  it('makes partitions ahead, stores each delivery in its span, and drops a span whole once past its period', async () => {
+    await retention();
+    // This span and two ahead, for deliveries and attempts alike.
+    const ahead = [
+      [0, DAY],
+      [DAY, 2 * DAY],
+      [2 * DAY, 3 * DAY],
+    ];
+    expect(await spans('webhooks.deliveries')).toEqual(ahead);
+    expect(await spans('webhooks.attempts')).toEqual(ahead);
+
+    const now = new Date(realNow);
+    const [delivered, dead, retrying, waiting] = [delivery(now), delivery(now), delivery(now), delivery(now)];
+    // An event far older than any partition (a backlog handed on late) goes to the default partition.
+    const late = delivery(new Date(today - 10 * DAY));
+    const all = [delivered, dead, retrying, waiting, late];
+    expect(await insertDeliveries(knex(), all, 0)).toBe(5);
+    // A repeated hand-over stores nothing new: the unique key holds the event's time.
+    expect(await insertDeliveries(knex(), all, 0)).toBe(0);
+
+    const claimed = await claimDue(knex(), 10, 60_000, []);
+    const byEvent = new Map(claimed.map((one) => [one.delivery.event_id, one.delivery]));
+    const outcome = (eventId: string, ok: boolean, retryInMs?: number) => ({
+      delivery: byEvent.get(eventId)!,
+      startedAt: new Date(),
+      latencyMs: 3,
+      outcome: ok
+        ? { ok: true, statusCode: 200 }
+        : { ok: false, statusCode: 500, errorKind: 'http_status' as const, error: 'HTTP 500' },
+      retryInMs,
+    });
+    await recordAttempts(knex(), [
+      outcome(delivered.eventId, true),
+      outcome(dead.eventId, false),
+      outcome(retrying.eventId, false, 3_600_000),
+      outcome(late.eventId, true),
+    ]);
+    const partition = `webhooks.deliveries_p${new Date(today).toISOString().replace(/[-:.]/g, '').toLowerCase()}`;
+    const attemptsPartition = partition.replace('deliveries_', 'attempts_');
+    const before = await placed();
+    expect(before[delivered.eventId]).toMatchObject({ state: 'succeeded', partition, attempts: 1 });
+    expect(before[delivered.eventId].attempt_partitions).toEqual([attemptsPartition]);
+    expect(before[dead.eventId]).toMatchObject({ state: 'dead', partition, attempts: 1 });
+    expect(before[retrying.eventId]).toMatchObject({ state: 'pending', partition, attempts: 1 });
+    expect(before[waiting.eventId]).toMatchObject({ state: 'pending', partition, attempts: 0 });
+    expect(before[late.eventId]).toMatchObject({ state: 'succeeded', partition: 'webhooks.deliveries_default' });
+    // The retry's lease ends with its record; the waiting one is still leased by the claim above.
+    await knex()('webhooks.deliveries').where({ event_id: waiting.eventId }).update({ lease_until: null });
+
+    // 29 days on nothing has reached its period.
+    realNow += 29 * DAY;
+    expect(await retention()).toEqual(
+      expect.arrayContaining([{ rule: 'delivered webhooks', table: 'webhooks.deliveries', removed: 0 }]),
+    );
+    expect(Object.keys(await placed()).sort()).toEqual(all.map(({ eventId }) => eventId).sort());
+
+    // Past the delivered period for the whole first span: its partitions go, the rows still kept move.
+    realNow += 3 * DAY;
+    const runs = await retention();
+    expect(runs.find(({ rule }) => rule === 'delivered webhooks')?.removed).toBe(2);
+    expect(runs.find(({ rule }) => rule === 'dead letters')?.removed).toBe(0);
+    const after = await placed();
+    expect(Object.keys(after).sort()).toEqual([dead.eventId, retrying.eventId, waiting.eventId].sort());
+    for (const kept of [dead, retrying, waiting])
+      expect(after[kept.eventId]).toMatchObject({
+        state: before[kept.eventId].state,
+        attempts: before[kept.eventId].attempts,
+        partition: 'webhooks.deliveries_default',
+      });
+    expect(after[dead.eventId].attempt_partitions).toEqual(['webhooks.attempts_default']);
+    // The first two spans are gone; the third is not past its period yet (its end is); the run of
+    // day 29 made days 29 to 31 and this one days 32 to 34, the days between went to no partition.
+    const days = (from: number, to: number) =>
+      Array.from({ length: to - from }, (_, index) => [(from + index) * DAY, (from + index + 1) * DAY]);
+    const kept = [...days(2, 3), ...days(29, 35)];
+    expect(await spans('webhooks.deliveries')).toEqual(kept);
+    expect(await spans('webhooks.attempts')).toEqual(kept);
+
+    // A pending delivery moved to the default partition is claimed and recorded as any other.
+    await knex()('webhooks.deliveries')
+      .where({ event_id: retrying.eventId })
+      .update({ next_attempt_at: new Date(0) });
+    const again = await claimDue(knex(), 10, 60_000, []);
+    expect(again.map(({ delivery }) => delivery.event_id).sort()).toEqual([retrying.eventId, waiting.eventId].sort());
+    byEvent.clear();
+    for (const { delivery: row } of again) byEvent.set(row.event_id, row);
+    await recordAttempts(knex(), [outcome(retrying.eventId, true), outcome(waiting.eventId, true)]);
+    expect((await placed())[retrying.eventId]).toMatchObject({ state: 'succeeded', attempts: 2 });
+
+    // The dead letter goes at 90 days with its attempt, from the default partition, row by row.
+    realNow += 57 * DAY;
+    expect((await retention()).find(({ rule }) => rule === 'dead letters')?.removed).toBe(0);
+    expect(Object.keys(await placed())).toContain(dead.eventId);
+    realNow += 2 * DAY;
+    expect((await retention()).find(({ rule }) => rule === 'dead letters')?.removed).toBe(1);
+    expect(await placed()).toEqual({});
+    expect(Number((await knex()('webhooks.attempts').count({ count: '*' }))[0].count)).toBe(0);
+  });
+}

@@ -1,0 +1,4 @@
+/** Partitioned deliveries on the embedded database; see `partitions.suite.ts`. */
+import { partitionsSuite } from './partitions.suite';
+
+partitionsSuite(false);
