@@ -273,7 +273,7 @@ function retention(env: Env): RetentionSettings {
 
 /** Shorter spans make more partitions to read; longer ones keep rows longer past their period. */
 function partitionSpan(env: Env): number {
-  const ms = duration(env, 'RETENTION_PARTITION_SPAN', '1d');
+  const ms = duration(env, 'RETENTION_PARTITION_SPAN', '7d');
   if (ms < 3_600_000 || ms > SHORTEST_DELIVERY_RETENTION_MS)
     throw new ConfigError('RETENTION_PARTITION_SPAN', `must be from 1h to 7d, got "${env.RETENTION_PARTITION_SPAN}"`);
   return ms;

@@ -10,8 +10,8 @@
 import type { Knex } from 'knex';
 import type { HubClock } from './clock';
 
-/** Spans created ahead of the present, so a row never waits for its partition. */
-export const PARTITIONS_AHEAD = 2;
+/** Spans created ahead of the present, so a row never waits for its partition; each more is read by every claim. */
+export const PARTITIONS_AHEAD = 1;
 
 export interface PartitionedTable {
   /** Schema-qualified parent, partitioned by range of `column` with a default partition `<table>_default`. */

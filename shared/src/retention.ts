@@ -236,6 +236,8 @@ export interface TableFigures {
   rowsEstimated: boolean;
   /** Table, indexes and TOAST together. */
   bytes: number;
+  /** For a table partitioned by time (partitions.ts): its partitions, the default one included. */
+  partitions?: number;
   /** When the oldest row kept was written, for tables that age; null when empty. */
   oldestRowAt?: string | null;
   /** Its age in hub time, in seconds. */
@@ -271,19 +273,21 @@ export async function storageFigures(
               coalesce((select sum(greatest(leaf.reltuples, 0)) from pg_partition_tree(c.oid) tree
                           join pg_class leaf on leaf.oid = tree.relid where tree.isleaf), c.reltuples)::float8 as estimate,
               coalesce((select sum(pg_total_relation_size(tree.relid)) from pg_partition_tree(c.oid) tree),
-                       pg_total_relation_size(c.oid))::float8 as bytes
+                       pg_total_relation_size(c.oid))::float8 as bytes,
+              case when c.relkind = 'p' then (select count(*)::int - 1 from pg_partition_tree(c.oid)) end as partitions
          from pg_class c join pg_namespace n on n.oid = c.relnamespace
         where n.nspname = ? and c.relkind in ('r', 'p') and not c.relispartition and c.relname not like 'knex\\_%'
         order by c.relname`,
       [schema],
     )
-  ).rows as Array<{ name: string; estimate: number; bytes: number }>;
+  ).rows as Array<{ name: string; estimate: number; bytes: number; partitions: number | null }>;
   const figures: TableFigures[] = [];
-  for (const { name, estimate, bytes } of tables) {
+  for (const { name, estimate, bytes, partitions } of tables) {
     const table = `${schema}.${name}`;
     const estimated = estimate >= EXACT_COUNT_LIMIT;
     const rows = estimated ? estimate : Number((await knex(table).count({ count: '*' }))[0].count);
     const figure: TableFigures = { table, rows: Math.round(rows), rowsEstimated: estimated, bytes };
+    if (partitions !== null) figure.partitions = partitions;
     const aged = policy.aged.find((candidate) => candidate.table === table);
     if (aged) {
       const oldest = await knex(table).orderBy(aged.orderBy).first({ at: aged.column });
@@ -420,9 +424,10 @@ export function RetentionMixin(
 
     async started(this: RetentionService) {
       const state = this.retention;
+      if (!state.settings.enabled) return;
       await this.keepPartitionsAhead();
       if (state.policy.partitioned?.length) {
-        // Partitions are made ahead whether or not retention removes anything.
+        // Partitions only serve retention: without it every row stays in the default partition.
         const spanMs = Math.min(...state.policy.partitioned.map(({ spanMs }) => spanMs)) / state.clock.rate;
         state.partitionsTimer = setInterval(
           () => {
@@ -434,7 +439,7 @@ export function RetentionMixin(
         );
         state.partitionsTimer.unref();
       }
-      if (!state.settings.enabled || state.policy.rules.length === 0) return;
+      if (state.policy.rules.length === 0) return;
       state.timer = setInterval(() => {
         if (state.running || !this.db) return;
         this.applyRetention().catch((err: Error) =>

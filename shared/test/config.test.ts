@@ -38,7 +38,7 @@ describe('loadConfig', () => {
       deadLettersMs: 90 * day,
       eventFeedMs: 30 * day,
       requestLogMs: 90 * day,
-      partitionSpanMs: day,
+      partitionSpanMs: 7 * day,
     });
     expect(
       loadConfig({

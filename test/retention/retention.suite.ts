@@ -284,6 +284,10 @@ export function retentionSuite(infra: boolean): void {
       rows: 0,
       oldestRowAt: null,
     });
+    // This span and the next (or one more, once the span has turned), and the default partition.
+    const partitions = webhooks.tables.find((table) => table.table === 'webhooks.deliveries')!.partitions;
+    expect([3, 4]).toContain(partitions);
+    expect(webhooks.tables.find((table) => table.table === 'webhooks.feed')!.partitions).toBeUndefined();
     const catalog = services.find((figures) => figures.service === 'catalog')!;
     expect(catalog.retention.rules).toEqual([]);
     expect(catalog.tables.length).toBeGreaterThan(0);
@@ -299,6 +303,9 @@ export function retentionSuite(infra: boolean): void {
     expect(metrics).toMatch(line('hub_storage_rows', { service: 'booking', table: 'booking.outbox' }));
     expect(metrics.match(line('hub_storage_rows', { service: 'booking', table: 'booking.outbox' }))![1]).toBe('1');
     expect(metrics).toMatch(line('hub_storage_bytes', { service: 'webhooks', table: 'webhooks.deliveries' }));
+    expect(
+      metrics.match(line('hub_storage_partitions', { service: 'webhooks', table: 'webhooks.attempts' }))![1],
+    ).toBe(String(partitions));
     expect(metrics).toMatch(
       line('hub_storage_oldest_row_age_seconds', { service: 'booking', table: 'booking.outbox' }),
     );

@@ -145,6 +145,7 @@ export const HUB_METRICS = {
   STORAGE_ROWS: 'hub.storage.rows',
   STORAGE_BYTES: 'hub.storage.bytes',
   STORAGE_OLDEST_ROW_AGE: 'hub.storage.oldest_row_age_seconds',
+  STORAGE_PARTITIONS: 'hub.storage.partitions',
   RETENTION_LAST_RUN: 'hub.retention.last_run_timestamp_seconds',
   RETENTION_LAST_REMOVED: 'hub.retention.last_removed_rows',
 } as const;
@@ -167,6 +168,7 @@ export function registerHubMetrics(broker: ServiceBroker): void {
     [HUB_METRICS.STORAGE_ROWS, ['service', 'table'], 'Rows of a table (the planner estimate above 100,000)'],
     [HUB_METRICS.STORAGE_BYTES, ['service', 'table'], 'Bytes of a table with its indexes and TOAST'],
     [HUB_METRICS.STORAGE_OLDEST_ROW_AGE, ['service', 'table'], 'Age of the oldest row kept, for tables that age'],
+    [HUB_METRICS.STORAGE_PARTITIONS, ['service', 'table'], 'Partitions of a table partitioned by time'],
     [HUB_METRICS.RETENTION_LAST_RUN, ['service', 'rule'], 'When a retention rule last ran (Unix seconds)'],
     [HUB_METRICS.RETENTION_LAST_REMOVED, ['service', 'rule'], 'Rows a retention rule removed in its last run'],
   ];
@@ -189,9 +191,10 @@ export async function refreshHubMetrics(broker: ServiceBroker): Promise<void> {
       broker.metrics.set(HUB_METRICS.WEBHOOK_DELIVERIES, count, { state });
   }
   for (const { service, tables, retention } of storage.services) {
-    for (const { table, rows, bytes, oldestRowAgeSeconds } of tables) {
+    for (const { table, rows, bytes, partitions, oldestRowAgeSeconds } of tables) {
       broker.metrics.set(HUB_METRICS.STORAGE_ROWS, rows, { service, table });
       broker.metrics.set(HUB_METRICS.STORAGE_BYTES, bytes, { service, table });
+      if (partitions !== undefined) broker.metrics.set(HUB_METRICS.STORAGE_PARTITIONS, partitions, { service, table });
       if (oldestRowAgeSeconds !== undefined && oldestRowAgeSeconds !== null)
         broker.metrics.set(HUB_METRICS.STORAGE_OLDEST_ROW_AGE, oldestRowAgeSeconds, { service, table });
     }
