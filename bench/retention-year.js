@@ -136,8 +136,12 @@ async function measure(hub, month, since) {
   const tables = {};
   for (const table of TABLES) {
     const { rows } = await hub.knex.raw(
-      `select count(*)::int as rows, pg_total_relation_size(?::regclass)::float8 as bytes from ${table}`,
-      [table],
+      // A partitioned table's bytes are its partitions'.
+      `select count(*)::int as rows,
+              (select coalesce(sum(pg_total_relation_size(relid)), pg_total_relation_size(?::regclass))
+                 from pg_partition_tree(?::regclass))::float8 as bytes
+         from ${table}`,
+      [table, table],
     );
     tables[table] = rows[0];
   }

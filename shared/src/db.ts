@@ -152,6 +152,8 @@ export const PG_ERRORS = {
   FOREIGN_KEY_VIOLATION: '23503',
   SERIALIZATION_FAILURE: '40001',
   DEADLOCK_DETECTED: '40P01',
+  LOCK_NOT_AVAILABLE: '55P03',
+  UNDEFINED_TABLE: '42P01',
 } as const;
 
 /** Runs `work` in a transaction, retrying it when Postgres reports a serialization conflict. */

@@ -7,6 +7,7 @@
  * what it shrank at once (retention.ts); this catches everything else.
  */
 import type { Knex } from 'knex';
+import { PG_ERRORS } from './db';
 
 /** Postgres's defaults for autovacuum_(vacuum|analyze|vacuum_insert)_(threshold|scale_factor). */
 const THRESHOLDS = {
@@ -52,8 +53,12 @@ export function startEmbeddedAutovacuum(
     )) as { rows: TableActivity[] };
     for (const table of rows) {
       const work = maintenanceOf(table);
-      if (work === 'vacuum') await knex.raw('vacuum (analyze) ??.??', [table.schemaname, table.relname]);
-      else if (work === 'analyze') await knex.raw('analyze ??.??', [table.schemaname, table.relname]);
+      const statement = work === 'vacuum' ? 'vacuum (analyze) ??.??' : work === 'analyze' ? 'analyze ??.??' : undefined;
+      if (!statement) continue;
+      await knex.raw(statement, [table.schemaname, table.relname]).catch((err: Error & { code?: string }) => {
+        // Dropped since the list was read (an expired partition): nothing left to maintain.
+        if (err.code !== PG_ERRORS.UNDEFINED_TABLE) throw err;
+      });
     }
   };
   const timer = setInterval(() => {

@@ -9,6 +9,7 @@
  */
 import type { Knex } from 'knex';
 import type { HubClock } from './clock';
+import { PG_ERRORS } from './db';
 
 /** Spans created ahead of the present, so a row never waits for its partition; each more is read by every claim. */
 export const PARTITIONS_AHEAD = 1;
@@ -84,13 +85,14 @@ export async function createPartitionsAhead(
   const spanMs = table.spanMs / clock.rate;
   const now = clock.storedCutoff(0).getTime();
   const until = clock.storedTimeIn(PARTITIONS_AHEAD * table.spanMs).getTime();
-  const existing = await partitionsOf(knex, table.table);
   const thisSpan = Math.floor(now / spanMs) * spanMs;
-  let from = Math.max(existing.at(-1)?.to.getTime() ?? thisSpan, thisSpan);
   let created = 0;
   return knex.transaction(async (trx) => {
     if (!(await trx.raw('select pg_try_advisory_xact_lock(hashtext(?)) as ok', [lockName(table)])).rows[0].ok)
       return null;
+    // Read under the lock: another instance may have made some since this one last looked.
+    const existing = await partitionsOf(trx, table.table);
+    let from = Math.max(existing.at(-1)?.to.getTime() ?? thisSpan, thisSpan);
     for (; from < until; from += spanMs) {
       const span = { from: new Date(from), to: new Date(from + spanMs) };
       const taken = await trx.raw(`select exists (select 1 from ?? where ?? >= ? and ?? < ?) as taken`, [
@@ -181,7 +183,13 @@ export async function dropExpiredPartitions(
       })
       .catch((err: Error & { code?: string }) => {
         // A lock not had in time, or a deadlock with a worker's record: the next run tries again.
-        if (err.code === '55P03' || err.code === '40P01') return undefined;
+        // A partition already gone was dropped by a run in this process since the list was read.
+        if (
+          err.code === PG_ERRORS.LOCK_NOT_AVAILABLE ||
+          err.code === PG_ERRORS.DEADLOCK_DETECTED ||
+          err.code === PG_ERRORS.UNDEFINED_TABLE
+        )
+          return undefined;
         throw err;
       });
     if (counts === null) return null;

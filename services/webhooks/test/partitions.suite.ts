@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import {
+  createPartitionsAhead,
   type Database,
   HubClock,
   loadConfig,
@@ -20,7 +21,8 @@ import {
 } from '../../../shared/src';
 import { createServerDatabase } from '../../../test/support/hub';
 import { deliveryRetention } from '../src/retention';
-import { claimDue, insertDeliveries, type PlannedDelivery, recordAttempts } from '../src/webhooks.store';
+import type { PlannedDelivery } from '../src/addressing';
+import { claimDue, insertDeliveries, recordAttempts } from '../src/webhooks.store';
 
 const DAY = 86_400_000;
 const SUBSCRIPTION = 7;
@@ -100,6 +102,14 @@ export function partitionsSuite(infra: boolean): void {
     ];
     expect(await spans('webhooks.deliveries')).toEqual(ahead);
     expect(await spans('webhooks.attempts')).toEqual(ahead);
+    // The service's timer and its retention run may make partitions at the same time (and so
+    // may several instances): a span is made once, by whichever holds the table's lock.
+    const [partitioned] = policy.partitioned!;
+    realNow += DAY;
+    const made = await Promise.all([1, 2, 3].map(() => createPartitionsAhead(knex(), partitioned, clock)));
+    realNow -= DAY;
+    expect(made.reduce<number>((sum, count) => sum + (count ?? 0), 0)).toBe(1);
+    expect(await spans('webhooks.deliveries')).toEqual([...ahead, [2 * DAY, 3 * DAY]]);
 
     const now = new Date(realNow);
     const [delivered, dead, retrying, waiting] = [delivery(now), delivery(now), delivery(now), delivery(now)];
@@ -160,11 +170,11 @@ export function partitionsSuite(infra: boolean): void {
         partition: 'webhooks.deliveries_default',
       });
     expect(after[dead.eventId].attempt_partitions).toEqual(['webhooks.attempts_default']);
-    // The first two spans are gone; the run of day 29 made days 29 and 30 and this one days 32
-    // and 33, the days between went to no partition.
+    // The first two spans are gone, the third is not past its period yet; the run of day 29 made
+    // days 29 and 30 and this one days 32 and 33, the days between went to no partition.
     const days = (from: number, to: number) =>
       Array.from({ length: to - from }, (_, index) => [(from + index) * DAY, (from + index + 1) * DAY]);
-    const kept = [...days(29, 31), ...days(32, 34)];
+    const kept = [...days(2, 3), ...days(29, 31), ...days(32, 34)];
     expect(await spans('webhooks.deliveries')).toEqual(kept);
     expect(await spans('webhooks.attempts')).toEqual(kept);
 
