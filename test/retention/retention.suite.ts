@@ -303,9 +303,9 @@ export function retentionSuite(infra: boolean): void {
     expect(metrics).toMatch(line('hub_storage_rows', { service: 'booking', table: 'booking.outbox' }));
     expect(metrics.match(line('hub_storage_rows', { service: 'booking', table: 'booking.outbox' }))![1]).toBe('1');
     expect(metrics).toMatch(line('hub_storage_bytes', { service: 'webhooks', table: 'webhooks.deliveries' }));
-    expect(
-      metrics.match(line('hub_storage_partitions', { service: 'webhooks', table: 'webhooks.attempts' }))![1],
-    ).toBe(String(partitions));
+    expect(metrics.match(line('hub_storage_partitions', { service: 'webhooks', table: 'webhooks.attempts' }))![1]).toBe(
+      String(partitions),
+    );
     expect(metrics).toMatch(
       line('hub_storage_oldest_row_age_seconds', { service: 'booking', table: 'booking.outbox' }),
     );

@@ -172,7 +172,11 @@
             'tr',
             { 'data-table': table.table },
             el('td', {}, service.service),
-            el('td', {}, table.partitions === undefined ? table.table : `${table.table} (${table.partitions} partitions)`),
+            el(
+              'td',
+              {},
+              table.partitions === undefined ? table.table : `${table.table} (${table.partitions} partitions)`,
+            ),
             el('td', {}, (table.rowsEstimated ? '~' : '') + table.rows.toLocaleString('en')),
             el('td', {}, bytes(table.bytes)),
             el('td', {}, table.oldestRowAt ? `${table.oldestRowAt} (${age(table.oldestRowAgeSeconds)} old)` : ''),

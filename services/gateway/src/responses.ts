@@ -86,7 +86,10 @@ export const STORAGE: JsonSchema = {
             rows: COUNT,
             rowsEstimated: { type: 'boolean', description: "Whether `rows` is the planner's estimate" },
             bytes: { type: 'number', description: 'Table, indexes and TOAST together (of every partition)' },
-            partitions: { ...COUNT, description: 'For a table partitioned by time: its partitions, the default one included' },
+            partitions: {
+              ...COUNT,
+              description: 'For a table partitioned by time: its partitions, the default one included',
+            },
             oldestRowAt: { type: ['string', 'null'], format: 'date-time', description: 'For tables that age' },
             oldestRowAgeSeconds: { type: ['number', 'null'] },
           },
