@@ -11,7 +11,7 @@ import type { Knex } from 'knex';
 import type { HubClock } from './clock';
 import { PG_ERRORS } from './db';
 
-/** Spans created ahead of the present, so a row never waits for its partition; each more is read by every claim. */
+/** Spans made ahead of the present, so a row never waits for its partition; each is read by every claim. */
 export const PARTITIONS_AHEAD = 1;
 
 export interface PartitionedTable {
@@ -65,7 +65,7 @@ export async function partitionsOf(knex: Knex, table: string): Promise<Partition
   return result.rows as Partition[];
 }
 
-/** The partitions whose span is not over yet, where rows are still written: the retention rules see their rows one by one. */
+/** Partitions whose span is not over, still written to: the retention rules remove their rows one by one. */
 export async function openPartitionsOf(knex: Knex, table: string, clock: HubClock): Promise<string[]> {
   const now = clock.storedCutoff(0);
   return (await partitionsOf(knex, table)).filter((partition) => partition.to > now).map(({ name }) => name);
@@ -131,8 +131,8 @@ function partitionName(table: string, from: Date): string {
  * with its dependents' partitions of the same span. The rows none of `removable` takes stay: they
  * move to the default partitions (their dependents' rows with them) before the partition goes.
  * One transaction per span, which waits at most `lockTimeoutMs` for the tables (detaching holds
- * them exclusively for its few statements); a span it could not take is left to the next run. Answers the rows dropped per rule, or null when another
- * instance is at work on the table.
+ * them exclusively for its few statements); a span it could not take is left to the next run.
+ * Answers the rows dropped per rule, or null when another instance is at work on the table.
  */
 export async function dropExpiredPartitions(
   knex: Knex,
