@@ -226,7 +226,7 @@ async function claimDue(hub) {
   const started = performance.now();
   await hub.knex
     .transaction(async (trx) => {
-      await trx.raw(`select webhooks.claim_due('[]'::jsonb, 16, 60000)`);
+      await trx.raw(`select webhooks.claim_due('[]'::jsonb, 16, 60000, 1)`);
       await trx.rollback();
     })
     .catch(() => undefined);

@@ -16,15 +16,30 @@ export const DELIVERY_SETTINGS = {
   pollIntervalMs: 250,
   /** Deliveries claimed per look. */
   claimBatch: 50,
+  /**
+   * How many times its in-flight limit a worker holds of a subscription's deliveries: the rest
+   * waits in the worker's memory for a place, so a place that frees does not wait for a claim.
+   */
+  claimAhead: 4,
+  /** The lease a queued delivery must have left to be attempted: its attempt's timeout and this, for its record. */
+  recordReserveMs: 10_000,
   /** Finished attempts a worker may hold unrecorded (still leased) before it stops claiming until they are recorded. */
   maxUnrecorded: 256,
-  /** How long beyond the attempt timeout a claim lasts before another worker may take the delivery (a crashed worker's claims). */
+  /** How long beyond its attempts a claim lasts before another worker may take the delivery (a crashed worker's claims). */
   leaseMarginMs: 15_000,
   /** Bytes of a receiver's answer kept in the attempt log. */
   responseExcerptBytes: 1024,
   /** How long the previous secret keeps signing after a rotation, so receivers can switch over. */
   secretRotationGraceMs: 24 * 3_600_000,
 };
+
+/**
+ * How long a claim leases a delivery: time for the attempts queued before it in its lane (at most
+ * `claimAhead` - 1 rounds of its places, each within the attempt timeout), its own, and the margin.
+ */
+export function claimLeaseMs(attemptTimeoutMs: number): number {
+  return attemptTimeoutMs * DELIVERY_SETTINGS.claimAhead + DELIVERY_SETTINGS.leaseMarginMs;
+}
 
 /** The header (HTTP) and message header (AMQP) of a webhook's number in its case, when it has a case. */
 export const CASE_SEQUENCE_HEADER = 'hub-case-sequence';

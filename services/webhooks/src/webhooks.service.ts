@@ -32,15 +32,18 @@ import { AmqpChannels } from './amqp-sender';
 import { sendHttp } from './http-sender';
 import type { AttemptOutcome } from './outcome';
 import { nextDelayMs } from './schedule';
-import { DELIVERY_SETTINGS } from './settings';
+import { claimLeaseMs, DELIVERY_SETTINGS } from './settings';
 import { signatureHeader } from './signature';
 import {
   addressable,
   type AttemptRecord,
   claimDue,
   type ClaimedDelivery,
+  type DeliveryRow,
+  type HeldLease,
   insertDeliveries,
   recordAttempts,
+  releaseLeases,
   type SubscriptionRow,
   subscriptionsInAudience,
 } from './webhooks.store';
@@ -49,6 +52,13 @@ import { allowList } from './target-safety';
 
 export interface IngestParams {
   events: DomainEvent[];
+}
+
+interface Lane {
+  queue: ClaimedDelivery[];
+  running: number;
+  /** The attempts it may have in flight, as of its last claim (`claimDue`). */
+  cap: number;
 }
 
 export type WebhooksThis = Service &
@@ -62,7 +72,10 @@ export type WebhooksThis = Service &
       claimAgain: boolean;
       recording?: Promise<void>;
       stopping: boolean;
-      inFlight: Set<Promise<void>>;
+      /** Attempts running now, by their delivery. */
+      inFlight: Map<ClaimedDelivery, Promise<void>>;
+      /** Per subscription: what was claimed ahead and waits for a place, and the attempts it may and does have running. */
+      lanes: Map<number, Lane>;
       /** Attempts that finished and wait for the next record. */
       finished: AttemptRecord[];
       /** Attempts being recorded right now. */
@@ -70,8 +83,12 @@ export type WebhooksThis = Service &
     };
     pump(): void;
     claim(): Promise<void>;
+    heldLeases(): HeldLease[];
+    attemptable(claimed: ClaimedDelivery): boolean;
+    dropUnattemptable(): void;
+    dispatch(lane: Lane): void;
     record(): Promise<void>;
-    start(claimed: ClaimedDelivery): void;
+    start(claimed: ClaimedDelivery, lane: Lane): void;
     attempt(claimed: ClaimedDelivery): Promise<AttemptRecord>;
     accountsById(ctx: Context, ids: number[]): Promise<Map<number, AccountOut>>;
   };
@@ -228,32 +245,89 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
         });
     },
 
-    /** Claims while there is room, in this process and under each subscription's limit. */
+    /**
+     * Claims while this worker holds less than it may: up to CLAIM_AHEAD times the attempts it may
+     * run, so each subscription's next deliveries wait in its lane when a place frees.
+     */
     async claim(this: WebhooksThis) {
       const worker = this.worker;
-      const leaseMs = this.config.webhookAttemptTimeoutMs + DELIVERY_SETTINGS.leaseMarginMs;
+      const leaseMs = claimLeaseMs(this.config.webhookAttemptTimeoutMs);
       do {
         worker.claimAgain = false;
         for (;;) {
-          const unrecorded = [...worker.beingRecorded, ...worker.finished];
+          this.dropUnattemptable();
+          const held = this.heldLeases();
+          const unrecorded = worker.beingRecorded.length + worker.finished.length;
           // Recording that falls behind holds claims back, so the leases of attempts made
           // but not recorded stay few and short.
           const room =
-            worker.stopping || unrecorded.length >= DELIVERY_SETTINGS.maxUnrecorded
+            worker.stopping || unrecorded >= DELIVERY_SETTINGS.maxUnrecorded
               ? 0
-              : Math.min(DELIVERY_SETTINGS.workerConcurrency - worker.inFlight.size, DELIVERY_SETTINGS.claimBatch);
-          if (room === 0) break;
-          const claimed = await claimDue(
-            this.db.knex,
-            room,
-            leaseMs,
-            unrecorded.map(({ delivery }) => ({ id: delivery.id, attempts: delivery.attempts })),
-          );
-          for (const one of claimed) this.start(one);
+              : Math.min(
+                  DELIVERY_SETTINGS.workerConcurrency * DELIVERY_SETTINGS.claimAhead - (held.length - unrecorded),
+                  DELIVERY_SETTINGS.claimBatch,
+                );
+          if (room <= 0) break;
+          const claimed = await claimDue(this.db.knex, room, leaseMs, held, DELIVERY_SETTINGS.claimAhead);
+          const touched = new Set<Lane>();
+          for (const one of claimed) {
+            let lane = worker.lanes.get(one.subscription.id);
+            if (!lane) worker.lanes.set(one.subscription.id, (lane = { queue: [], running: 0, cap: one.cap }));
+            lane.cap = one.cap;
+            lane.queue.push(one);
+            touched.add(lane);
+          }
+          for (const lane of touched) this.dispatch(lane);
           // A short claim took every delivery that may go now.
           if (claimed.length < room) break;
         }
       } while (worker.claimAgain);
+    },
+
+    /** Every lease this worker holds: queued in a lane, in flight, or finished and not recorded. */
+    heldLeases(this: WebhooksThis): HeldLease[] {
+      const worker = this.worker;
+      const lease = ({ delivery }: { delivery: DeliveryRow }, finished: boolean) => ({
+        id: delivery.id,
+        attempts: delivery.attempts,
+        finished,
+      });
+      return [
+        ...[...worker.lanes.values()].flatMap(({ queue }) => queue.map((claimed) => lease(claimed, false))),
+        ...[...worker.inFlight.keys()].map((claimed) => lease(claimed, false)),
+        ...[...worker.beingRecorded, ...worker.finished].map((record) => lease(record, true)),
+      ];
+    },
+
+    /**
+     * Whether a queued delivery's lease still outlasts its attempt and record. One that does not
+     * is left to expire and be claimed again, never sent beside another worker's attempt.
+     */
+    attemptable(this: WebhooksThis, { delivery }: ClaimedDelivery) {
+      const leaseLeftMs = (delivery.lease_until?.getTime() ?? 0) - Date.now();
+      return leaseLeftMs >= this.config.webhookAttemptTimeoutMs + DELIVERY_SETTINGS.recordReserveMs;
+    },
+
+    /**
+     * Forgets queued deliveries that may no longer be attempted (a lane whose places others took
+     * held them too long), so that their leases, once expired and taken by another worker, are
+     * not counted as this worker's.
+     */
+    dropUnattemptable(this: WebhooksThis) {
+      for (const [subscriptionId, lane] of this.worker.lanes) {
+        lane.queue = lane.queue.filter((claimed) => this.attemptable(claimed));
+        if (lane.queue.length === 0 && lane.running === 0) this.worker.lanes.delete(subscriptionId);
+      }
+    },
+
+    /** Starts the lane's next attempts while it has places. */
+    dispatch(this: WebhooksThis, lane: Lane) {
+      const worker = this.worker;
+      while (lane.running < lane.cap && worker.inFlight.size < DELIVERY_SETTINGS.workerConcurrency) {
+        const next = lane.queue.shift();
+        if (!next) break;
+        if (this.attemptable(next)) this.start(next, lane);
+      }
     },
 
     /** Records the attempts that finished, together, until none is left. */
@@ -276,8 +350,9 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
       }
     },
 
-    start(this: WebhooksThis, claimed: ClaimedDelivery) {
+    start(this: WebhooksThis, claimed: ClaimedDelivery, lane: Lane) {
       const worker = this.worker;
+      lane.running += 1;
       const running: Promise<void> = this.attempt(claimed)
         .then((record) => {
           worker.finished.push(record);
@@ -286,10 +361,15 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
           this.logger.warn(`Delivery ${claimed.delivery.id} attempt failed to run: ${err.message}`),
         )
         .finally(() => {
-          worker.inFlight.delete(running);
+          worker.inFlight.delete(claimed);
+          lane.running -= 1;
+          // The place it frees goes to its own lane first, then to lanes held back by the process's limit.
+          this.dispatch(lane);
+          for (const other of worker.lanes.values()) if (other.queue.length > 0) this.dispatch(other);
+          if (lane.running === 0 && lane.queue.length === 0) worker.lanes.delete(claimed.subscription.id);
           this.pump();
         });
-      worker.inFlight.add(running);
+      worker.inFlight.set(claimed, running);
     },
 
     async attempt(this: WebhooksThis, { delivery, subscription }: ClaimedDelivery) {
@@ -343,7 +423,14 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
     this.config = configOf(this.broker);
     this.allowed = allowList(this.config.webhookAllowedNetworks);
     this.amqp = new AmqpChannels(this.allowed);
-    this.worker = { claimAgain: false, stopping: false, inFlight: new Set(), finished: [], beingRecorded: [] };
+    this.worker = {
+      claimAgain: false,
+      stopping: false,
+      inFlight: new Map(),
+      lanes: new Map(),
+      finished: [],
+      beingRecorded: [],
+    };
   },
 
   started(this: WebhooksThis) {
@@ -357,7 +444,12 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
     worker.stopping = true;
     clearInterval(worker.timer);
     await worker.claiming;
-    await Promise.all([...worker.inFlight]);
+    // What waited in the lanes goes back at once rather than when its lease ends.
+    const queued = [...worker.lanes.values()].flatMap(({ queue }) => queue.splice(0).map(({ delivery }) => delivery));
+    await releaseLeases(this.db.knex, queued).catch((err: Error) =>
+      this.logger.warn(`Giving back ${queued.length} claimed deliveries failed (${err.message}); their leases run out`),
+    );
+    await Promise.all([...worker.inFlight.values()]);
     // Each finished attempt woke the recording, which goes on until none is left.
     while (worker.recording) await worker.recording;
     await this.amqp.closeAll();

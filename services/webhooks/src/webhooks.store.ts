@@ -105,11 +105,13 @@ export async function insertDeliveries(knex: Knex, planned: PlannedDelivery[], f
   return inserted;
 }
 
-/** A delivery whose attempt finished in this worker but is not recorded yet: still leased, no longer in flight. */
-export interface UnrecordedAttempt {
+/** A lease this worker holds: a delivery queued, in flight, or finished and not recorded yet. */
+export interface HeldLease {
   id: number;
   /** The delivery's attempts before this one: a recorded attempt moves it on, so a later lease is not mistaken for this one. */
   attempts: number;
+  /** Whether its attempt has ended (its place is free, its record still to come). */
+  finished: boolean;
 }
 
 /**
@@ -119,38 +121,60 @@ export interface UnrecordedAttempt {
  * so a claim costs the same whatever the backlog and history. Each delivery comes with its
  * subscription as it is at the claim (secrets rotate, targets change).
  *
- * The free room is the in-flight limit less the leased deliveries, but for those this worker
- * has finished and not recorded yet: their place is free the moment their attempt ends, so
- * recording is off the path of the next attempt. Another instance still counts them, which
- * errs on the side of fewer attempts in flight.
+ * A worker claims ahead: it may hold `depth` times the attempts it may have in flight per
+ * subscription, queued in its own memory, so a place that frees is filled at once rather than
+ * after the next claim's round trip. What it may have in flight, the delivery's `cap`, is the
+ * subscription's limit less the leases other instances hold, whether their attempts are queued,
+ * in flight or finished: the instance that claimed last counts every lease of the others, and
+ * each other instance holds no more than it held then, so together they never exceed the limit.
+ * The worker's own finished attempts do not count against it: their place is free the moment
+ * they end, so recording is off the path of the next attempt.
  *
- * Claims take turns under one advisory lock: the free room counts the leases other instances
- * hold, and a claim running beside another would count from a snapshot without the other's
- * leases. The lock is taken in a statement of its own, so the claim's snapshot comes after the
- * last claim's commit: both are statements of the function `webhooks.claim_due`, so that a
- * claim is one round trip.
+ * Claims take turns under one advisory lock: the room counts the leases other instances hold,
+ * and a claim running beside another would count from a snapshot without the other's leases.
+ * The lock is taken in a statement of its own, so the claim's snapshot comes after the last
+ * claim's commit: both are statements of the function `webhooks.claim_due`, so that a claim is
+ * one round trip.
  */
 export async function claimDue(
   knex: Knex,
   limit: number,
   leaseMs: number,
-  unrecorded: UnrecordedAttempt[],
+  held: HeldLease[],
+  depth: number,
 ): Promise<ClaimedDelivery[]> {
-  // One round trip: the function takes the lock and claims (migration 20261126100000).
+  // One round trip: the function takes the lock and claims (migration 20261130100000).
   const result = await knex
-    .raw('select webhooks.claim_due(?::jsonb, ?, ?) as claimed', [JSON.stringify(unrecorded), limit, leaseMs])
+    .raw('select webhooks.claim_due(?::jsonb, ?, ?, ?) as claimed', [JSON.stringify(held), limit, leaseMs, depth])
     .options({ name: 'webhooks-claim-due' });
-  return (result.rows as Array<{ claimed: DeliveryJson & { subscription: SubscriptionJson } }>)
-    .map(({ claimed: { subscription, ...delivery } }) => ({
+  return (result.rows as Array<{ claimed: DeliveryJson & { subscription: SubscriptionJson; cap: number } }>)
+    .map(({ claimed: { subscription, cap, ...delivery } }) => ({
       delivery: deliveryFromJson(delivery),
       subscription: subscriptionFromJson(subscription),
+      cap,
     }))
     .sort((a, b) => a.delivery.id - b.delivery.id);
+}
+
+/** Gives up leases of deliveries not attempted (a stopping worker's queue), so any worker may take them now. */
+export async function releaseLeases(knex: Knex, deliveries: DeliveryRow[]): Promise<void> {
+  if (deliveries.length === 0) return;
+  const leases = JSON.stringify(
+    deliveries.map(({ id, occurred_at, attempts }) => ({ id, occurred_at: occurred_at.toISOString(), attempts })),
+  );
+  await knex.raw(
+    `update webhooks.deliveries d set lease_until = null
+       from jsonb_to_recordset(?::jsonb) as l(id bigint, occurred_at timestamptz, attempts integer)
+      where d.id = l.id and d.occurred_at = l.occurred_at and d.attempts = l.attempts and d.state = 'pending'`,
+    [leases],
+  );
 }
 
 export interface ClaimedDelivery {
   delivery: DeliveryRow;
   subscription: SubscriptionRow;
+  /** How many attempts of the subscription this worker may have in flight, as of this claim. */
+  cap: number;
 }
 
 type DeliveryJson = Omit<

@@ -136,7 +136,7 @@ export function partitionsSuite(infra: boolean): void {
     // A repeated hand-over stores nothing new: the unique key holds the event's time.
     expect(await insertDeliveries(knex(), all, 0)).toBe(0);
 
-    const claimed = await claimDue(knex(), 10, 60_000, []);
+    const claimed = await claimDue(knex(), 10, 60_000, [], 1);
     const byEvent = new Map(claimed.map((one) => [one.delivery.event_id, one.delivery]));
     const outcome = (eventId: string, ok: boolean, retryInMs?: number) => ({
       delivery: byEvent.get(eventId)!,
@@ -198,7 +198,7 @@ export function partitionsSuite(infra: boolean): void {
     await knex()('webhooks.deliveries')
       .where({ event_id: retrying.eventId })
       .update({ next_attempt_at: new Date(0) });
-    const again = await claimDue(knex(), 10, 60_000, []);
+    const again = await claimDue(knex(), 10, 60_000, [], 1);
     expect(again.map(({ delivery }) => delivery.event_id).sort()).toEqual([retrying.eventId, waiting.eventId].sort());
     byEvent.clear();
     for (const { delivery: row } of again) byEvent.set(row.event_id, row);
@@ -295,7 +295,7 @@ export function partitionsSuite(infra: boolean): void {
     // The ids go on from the same sequence, and the moved pending delivery is claimed as any other.
     expect(await insertDeliveries(sql, [delivery(new Date())], 0)).toBe(1);
     expect(Number((await sql('webhooks.deliveries').max({ id: 'id' }))[0].id)).toBeGreaterThan(stored[1].id);
-    const claimed = await claimDue(sql, 10, 60_000, []);
+    const claimed = await claimDue(sql, 10, 60_000, [], 1);
     expect(claimed.map(({ delivery: row }) => row.webhook_id)).toContain('w2');
   });
 }

@@ -186,7 +186,7 @@ function prefixed(alias: string, columns: string): string {
  * The claim as in migration 20261126100000, but for how it finds the chosen deliveries again to
  * lease them: with the event's time beside the id, each is looked up in its own partition.
  */
-async function leaseByPartition(knex: Knex): Promise<void> {
+export async function leaseByPartition(knex: Knex): Promise<void> {
   await knex.raw(`
     create or replace function webhooks.claim_due(unrecorded jsonb, max_count integer, lease_ms integer)
     returns setof jsonb
