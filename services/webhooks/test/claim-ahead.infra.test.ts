@@ -1,0 +1,145 @@
+/**
+ * A worker claims more of a subscription's deliveries than it may send at once and queues them
+ * in its memory (webhooks.store.ts, `claimDue`). Those queued deliveries are a new way to lose or
+ * repeat one: this proves that a worker stopping with a queue gives it back at once, so another
+ * instance sends each of them exactly once, and that a queued delivery whose lease has run short
+ * is not sent. The webhooks service runs in this process on the Postgres server.
+ */
+import { randomBytes } from 'node:crypto';
+import knexFactory, { type Knex } from 'knex';
+import type { ServiceBroker } from 'moleculer';
+import { DEMO_WORLD_FILE, loadConfig, readWorld, startHub } from '../../../shared/src';
+import { createServerDatabase, waitFor } from '../../../test/support/hub';
+import { DELIVERY_SETTINGS } from '../src/settings';
+import type { WebhooksThis } from '../src/webhooks.service';
+import { domainEvent } from './support/events';
+import { type Receiver, startReceiver } from './support/receiver';
+
+const DELIVERIES = 6;
+
+let database: { url: string; drop(): Promise<void> };
+let sql: Knex;
+let receiver: Receiver;
+const brokers: ServiceBroker[] = [];
+
+const demo = readWorld(DEMO_WORLD_FILE);
+
+beforeAll(async () => {
+  receiver = await startReceiver();
+  database = await createServerDatabase();
+  sql = knexFactory({ client: 'pg', connection: database.url, pool: { min: 0, max: 2 } });
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all(brokers.map((broker) => broker.stop()));
+  await sql?.destroy();
+  await receiver?.close();
+  await database?.drop();
+});
+
+/** A hub of catalog and webhooks on the test's database; the first one loads the subscription. */
+async function startInstance(): Promise<ServiceBroker> {
+  const world = {
+    ...demo,
+    // Account 3 is Power (partner 2).
+    webhooks: {
+      subscriptions: [
+        {
+          id: 1,
+          accountId: 3,
+          eventTypes: ['costProposal.created'],
+          target: { kind: 'http' as const, url: `${receiver.url}/hooks` },
+        },
+      ],
+    },
+  };
+  const config = loadConfig({
+    DATABASE_URL: database.url,
+    NAMESPACE: `test-${randomBytes(4).toString('hex')}`,
+    LOG_LEVEL: 'error',
+    LOAD_DEMO_WORLD: 'false',
+    METRICS: 'false',
+    WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
+  });
+  const broker = await startHub(
+    { ...config, services: ['catalog', 'webhooks'] },
+    { initialWorld: brokers.length === 0 ? world : undefined },
+  );
+  brokers.push(broker);
+  return broker;
+}
+
+const workerOf = (broker: ServiceBroker) => (broker.getLocalService('webhooks') as unknown as WebhooksThis).worker;
+
+const leasedPending = async () =>
+  Number(
+    (
+      await sql('webhooks.deliveries')
+        .where({ state: 'pending' })
+        .where('lease_until', '>', new Date())
+        .count('* as count')
+    )[0].count,
+  );
+
+it('gives back what it queued when it stops, so another instance sends each delivery once', async () => {
+  const first = await startInstance();
+  await sql('webhooks.subscriptions').where({ id: 1 }).update({ max_in_flight: 1 });
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  receiver.answer = () => ({ hold: held });
+  const events = Array.from({ length: DELIVERIES }, (_, index) =>
+    domainEvent('costProposal.created', { partnerId: 2 }, { id: index + 1 }),
+  );
+  await first.call('webhooks.ingest', { events });
+
+  // One attempt open at the receiver, the rest of the claim waiting in the worker's lane.
+  await waitFor(() => receiver.received.length === 1, 'the first attempt at the receiver', 10_000);
+  const lane = workerOf(first).lanes.get(1);
+  expect(lane?.running).toBe(1);
+  expect(lane?.queue.length).toBe(DELIVERY_SETTINGS.claimAhead - 1);
+
+  const stopping = first.stop();
+  release();
+  await stopping;
+  receiver.answer = () => ({});
+  // The attempt in flight was recorded and the queue given back: nothing stays leased.
+  expect(await leasedPending()).toBe(0);
+
+  await startInstance();
+  await waitFor(
+    async () =>
+      Number((await sql('webhooks.deliveries').where({ state: 'succeeded' }).count('* as count'))[0].count) ===
+      DELIVERIES,
+    'every delivery made by the second instance',
+    20_000,
+  );
+  const webhookIds = receiver.received.map((request) => request.headers['webhook-id']);
+  expect(webhookIds).toHaveLength(DELIVERIES);
+  expect(new Set(webhookIds).size).toBe(DELIVERIES);
+}, 60_000);
+
+it('does not send a queued delivery whose lease no longer outlasts its attempt and record', async () => {
+  const broker = brokers.at(-1)!;
+  const service = broker.getLocalService('webhooks') as unknown as WebhooksThis;
+  const [row] = await sql('webhooks.deliveries').select('*').limit(1);
+  const subscription = await sql('webhooks.subscriptions').where({ id: 1 }).first();
+  const leasedFor = (ms: number) => ({
+    delivery: { ...row, lease_until: new Date(Date.now() + ms) },
+    subscription,
+    cap: 1,
+  });
+  const timeoutMs = loadConfig({}).webhookAttemptTimeoutMs;
+  expect(service.attemptable(leasedFor(timeoutMs + DELIVERY_SETTINGS.recordReserveMs + 1_000))).toBe(true);
+  expect(service.attemptable(leasedFor(timeoutMs + DELIVERY_SETTINGS.recordReserveMs - 1_000))).toBe(false);
+
+  // Such a delivery queued in a lane is dropped, not sent, and no longer counted as this worker's lease.
+  const lane = { queue: [leasedFor(1_000)], running: 0, cap: 1 };
+  service.worker.lanes.set(999, lane);
+  const before = receiver.received.length;
+  service.dispatch(lane);
+  expect(lane.running).toBe(0);
+  service.dropUnattemptable();
+  expect(service.worker.lanes.has(999)).toBe(false);
+  expect(service.heldLeases().some((lease) => lease.id === row.id)).toBe(false);
+  expect(receiver.received.length).toBe(before);
+});
