@@ -49,6 +49,12 @@ export const OUTBOX_SETTINGS = {
   pollIntervalMs: 1000,
   /** Events per relay call. */
   batchSize: 100,
+  /**
+   * Relay calls a relay has under way at once: while the webhooks service stores one batch, the
+   * next is claimed and sent. Batches never share a case (a claim skips the cases of leased
+   * events), so each case's events still arrive in order.
+   */
+  handOversAtOnce: 4,
   /** How long a relay owns the rows it claimed before another instance may send them. */
   leaseMs: 30_000,
   /** Longest wait between relay attempts while the sink is unreachable. */
@@ -223,6 +229,7 @@ type OutboxService = Service & {
   outboxRelay: RelayState;
   relayOutbox(): void;
   relayPendingEvents(): Promise<void>;
+  handOver(rows: OutboxRow[]): Promise<void>;
 };
 
 /**
@@ -282,21 +289,43 @@ export function OutboxMixin(schema: string): Partial<ServiceSchema> {
         // The poller can fire while the service is still opening its database and migrating.
         if (!this.db) return;
         const { knex } = this.db;
+        const underWay = new Set<Promise<void>>();
+        let failure: Error | undefined;
         for (;;) {
           this.outboxRelay.again = false;
           const rows = await claimPendingEvents(knex, schema, OUTBOX_SETTINGS.batchSize, OUTBOX_SETTINGS.leaseMs);
-          if (rows.length === 0) return;
-          const ids = rows.map((row) => row.id);
-          try {
-            await this.broker.call(EVENT_SINK_ACTION, { events: rows.map((row) => toDomainEvent(row, this.name)) });
-          } catch (err) {
-            await releaseLease(knex, schema, ids);
-            throw err;
+          if (rows.length > 0) {
+            const handOver: Promise<void> = this.handOver(rows)
+              .catch((err: Error) => {
+                failure ??= err;
+              })
+              .finally(() => underWay.delete(handOver));
+            underWay.add(handOver);
           }
-          await markPublished(knex, schema, ids);
-          this.outboxRelay.failures = 0;
-          if (rows.length < OUTBOX_SETTINGS.batchSize && !this.outboxRelay.again) return;
+          if (rows.length < OUTBOX_SETTINGS.batchSize && !this.outboxRelay.again) {
+            // A short claim skipped the cases of batches under way: once one is handed over, look again.
+            if (underWay.size === 0) break;
+            await Promise.race(underWay);
+          }
+          while (underWay.size >= OUTBOX_SETTINGS.handOversAtOnce && !failure) await Promise.race(underWay);
+          if (failure) break;
         }
+        await Promise.all(underWay);
+        if (failure) throw failure;
+        this.outboxRelay.failures = 0;
+      },
+
+      /** Hands one claimed batch to the webhooks service and marks it handed over; gives it back if refused. */
+      async handOver(this: OutboxService, rows: OutboxRow[]) {
+        const { knex } = this.db;
+        const ids = rows.map((row) => row.id);
+        try {
+          await this.broker.call(EVENT_SINK_ACTION, { events: rows.map((row) => toDomainEvent(row, this.name)) });
+        } catch (err) {
+          await releaseLease(knex, schema, ids);
+          throw err;
+        }
+        await markPublished(knex, schema, ids);
       },
     },
 

@@ -4,6 +4,7 @@
  * acknowledges it; a relay backing off from a missing sink tries again as soon as the sink joins.
  */
 import path from 'node:path';
+import { randomUUID } from 'node:crypto';
 import type { Context, ServiceBroker, ServiceSchema } from 'moleculer';
 import {
   createHubBroker,
@@ -22,13 +23,20 @@ import { waitFor } from '../../test/support/hub';
 
 const received: DomainEvent[] = [];
 let sinkFails = false;
+/** How long the sink takes to answer a call, at most (each call its own random share of it). */
+let sinkDelayMs = 0;
+const sinkCalls = { open: 0, maxOpen: 0 };
 let broker: ServiceBroker;
 
 const SINK: ServiceSchema = {
   name: 'webhooks',
   actions: {
-    ingest(ctx: Context<{ events: DomainEvent[] }>) {
+    async ingest(ctx: Context<{ events: DomainEvent[] }>) {
       if (sinkFails) throw new Error('sink down');
+      sinkCalls.open += 1;
+      sinkCalls.maxOpen = Math.max(sinkCalls.maxOpen, sinkCalls.open);
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * sinkDelayMs));
+      sinkCalls.open -= 1;
       received.push(...ctx.params.events);
       return { stored: ctx.params.events.length };
     },
@@ -114,3 +122,38 @@ it('relays at once when the missing sink joins, not after its backoff', async ()
   expect(await pending()).toBe(0);
   OUTBOX_SETTINGS.maxBackoffMs = 500;
 });
+
+it("keeps several batches under way and still hands each case's events on once, in order", async () => {
+  received.length = 0;
+  sinkDelayMs = 20;
+  // More cases than a batch holds, so that batches of other cases can go while one is under way.
+  const cases = Array.from({ length: 3 * OUTBOX_SETTINGS.batchSize }, () => randomUUID());
+  const perCase = 4;
+  const { knex } = (broker.getLocalService('probe') as unknown as DbService).db;
+  await inTransaction(knex, async (trx) => {
+    for (let round = 0; round < perCase; round++)
+      for (const [index, caseGuid] of cases.entries())
+        await writeEvent(trx, 'probe', {
+          type: 'note.written',
+          caseGuid,
+          audience: { partnerId: 1 },
+          payload: { text: `${index}:${round}` },
+        });
+  });
+  (broker.getLocalService('probe') as unknown as OutboxDbService).relayOutbox();
+  await waitFor(() => received.length === cases.length * perCase, 'every event at the sink', 30_000);
+  sinkDelayMs = 0;
+
+  expect(new Set(received.map((event) => event.id)).size).toBe(cases.length * perCase);
+  cases.forEach((caseGuid, index) => {
+    const rounds = received
+      .filter((event) => event.caseGuid === caseGuid)
+      .map((event) => Number(String(event.payload.text).split(':')[1]));
+    expect(rounds).toEqual(Array.from({ length: perCase }, (_, round) => round));
+    expect(received.find((event) => event.caseGuid === caseGuid)?.payload.text).toBe(`${index}:0`);
+  });
+  // Batches went to the sink side by side, never more at once than a relay may have.
+  expect(sinkCalls.maxOpen).toBeGreaterThan(1);
+  expect(sinkCalls.maxOpen).toBeLessThanOrEqual(OUTBOX_SETTINGS.handOversAtOnce);
+  await waitFor(async () => (await pending()) === 0, 'every event marked published');
+}, 60_000);
