@@ -246,8 +246,8 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
     },
 
     /**
-     * Claims while this worker holds less than it may: up to CLAIM_AHEAD times the attempts it may
-     * run, so each subscription's next deliveries wait in its lane when a place frees.
+     * Claims while this worker holds less than it may: up to `claimAhead` times the attempts it
+     * may run, so each subscription's next deliveries wait in its lane when a place frees.
      */
     async claim(this: WebhooksThis) {
       const worker = this.worker;
