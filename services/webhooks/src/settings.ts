@@ -20,7 +20,14 @@ export const DELIVERY_SETTINGS = {
    * How many times its in-flight limit a worker holds of a subscription's deliveries: the rest
    * waits in the worker's memory for a place, so a place that frees does not wait for a claim.
    */
-  claimAhead: 4,
+  claimAhead: 8,
+  /**
+   * Rounds of attempts a lease covers: the delivery's own and the ones queued before it. A
+   * delivery that waits longer (its receiver hangs to the timeout) is dropped from the queue and
+   * claimed again once its lease ends, so a worker that dies gives its deliveries up within a few
+   * attempt timeouts, however deep it claims.
+   */
+  leaseRounds: 2,
   /** The lease a queued delivery must have left to be attempted: its attempt's timeout and this, for its record. */
   recordReserveMs: 10_000,
   /** Finished attempts a worker may hold unrecorded (still leased) before it stops claiming until they are recorded. */
@@ -33,12 +40,9 @@ export const DELIVERY_SETTINGS = {
   secretRotationGraceMs: 24 * 3_600_000,
 };
 
-/**
- * How long a claim leases a delivery: time for the attempts queued before it in its lane (at most
- * `claimAhead` - 1 rounds of its places, each within the attempt timeout), its own, and the margin.
- */
+/** How long a claim leases a delivery: `leaseRounds` attempt timeouts and the margin. */
 export function claimLeaseMs(attemptTimeoutMs: number): number {
-  return attemptTimeoutMs * DELIVERY_SETTINGS.claimAhead + DELIVERY_SETTINGS.leaseMarginMs;
+  return attemptTimeoutMs * DELIVERY_SETTINGS.leaseRounds + DELIVERY_SETTINGS.leaseMarginMs;
 }
 
 /** The header (HTTP) and message header (AMQP) of a webhook's number in its case, when it has a case. */

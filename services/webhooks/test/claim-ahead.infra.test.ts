@@ -15,7 +15,8 @@ import type { WebhooksThis } from '../src/webhooks.service';
 import { domainEvent } from './support/events';
 import { type Receiver, startReceiver } from './support/receiver';
 
-const DELIVERIES = 6;
+/** More than a lane takes, so some wait unclaimed in the database too. */
+const DELIVERIES = DELIVERY_SETTINGS.claimAhead + 2;
 
 let database: { url: string; drop(): Promise<void> };
 let sql: Knex;
