@@ -291,28 +291,31 @@ export function OutboxMixin(schema: string): Partial<ServiceSchema> {
         const { knex } = this.db;
         const underWay = new Set<Promise<void>>();
         let failure: Error | undefined;
-        for (;;) {
-          this.outboxRelay.again = false;
-          const rows = await claimPendingEvents(knex, schema, OUTBOX_SETTINGS.batchSize, OUTBOX_SETTINGS.leaseMs);
-          if (rows.length > 0) {
-            const handOver: Promise<void> = this.handOver(rows)
-              .catch((err: Error) => {
-                failure ??= err;
-              })
-              .finally(() => underWay.delete(handOver));
-            underWay.add(handOver);
+        try {
+          for (;;) {
+            this.outboxRelay.again = false;
+            const rows = await claimPendingEvents(knex, schema, OUTBOX_SETTINGS.batchSize, OUTBOX_SETTINGS.leaseMs);
+            if (rows.length > 0) {
+              const handOver: Promise<void> = this.handOver(rows)
+                .catch((err: Error) => {
+                  failure ??= err;
+                })
+                .finally(() => underWay.delete(handOver));
+              underWay.add(handOver);
+            }
+            if (rows.length < OUTBOX_SETTINGS.batchSize && !this.outboxRelay.again) {
+              // A short claim skipped the cases of batches under way: once one is handed over, look again.
+              if (underWay.size === 0) break;
+              await Promise.race(underWay);
+            }
+            while (underWay.size >= OUTBOX_SETTINGS.handOversAtOnce && !failure) await Promise.race(underWay);
+            if (failure) break;
           }
-          if (rows.length < OUTBOX_SETTINGS.batchSize && !this.outboxRelay.again) {
-            // A short claim skipped the cases of batches under way: once one is handed over, look again.
-            if (underWay.size === 0) break;
-            await Promise.race(underWay);
-          }
-          while (underWay.size >= OUTBOX_SETTINGS.handOversAtOnce && !failure) await Promise.race(underWay);
-          if (failure) break;
+        } finally {
+          // A claim that fails still waits for the batches under way, so a relay's runs never overlap.
+          await Promise.all(underWay);
         }
-        await Promise.all(underWay);
         if (failure) throw failure;
-        this.outboxRelay.failures = 0;
       },
 
       /** Hands one claimed batch to the webhooks service and marks it handed over; gives it back if refused. */
@@ -326,6 +329,7 @@ export function OutboxMixin(schema: string): Partial<ServiceSchema> {
           throw err;
         }
         await markPublished(knex, schema, ids);
+        this.outboxRelay.failures = 0;
       },
     },
 
