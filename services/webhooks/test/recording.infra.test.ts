@@ -40,7 +40,7 @@ beforeAll(async () => {
     LOAD_DEMO_WORLD: 'false',
     METRICS: 'false',
     WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
-    // The lease is the attempt timeout and a fixed margin of 15 s: the wait before a resend.
+    // The lease is two attempt timeouts and a fixed margin of 15 s (claimLeaseMs): the wait before a resend.
     WEBHOOK_ATTEMPT_TIMEOUT_MS: '1000',
   };
   webhooks = startWebhooks();
