@@ -40,9 +40,10 @@ import {
 } from '@hub/shared';
 import { buildOpenApi, type ServiceInfo } from './openapi';
 import { OVERVIEW, STORAGE } from './responses';
-import { clusterOverview, clusterStorage, refreshHubMetrics, registerHubMetrics } from './operations';
+import { clusterOverview, clusterStorage, HUB_METRICS, refreshHubMetrics, registerHubMetrics } from './operations';
 import { actingCaller, namedProviderOf } from './acting-provider';
 import { AttemptWindow } from './attempt-window';
+import { AnswerCache, answerKeyOf, type KeptAnswer } from './answer-cache';
 import { RedisRateLimitStore } from './rate-limit-store';
 import { camelCaseName, isTokenQueryParam, tokenOf } from './request-token';
 
@@ -87,11 +88,28 @@ type HubRequest = IncomingMessage & {
   startedAt: bigint;
   arrayBody: boolean;
   $params: Record<string, unknown>;
-  $action?: { name: string; access?: unknown; deprecated?: boolean; params?: Record<string, unknown> };
+  $action?: { name: string; access?: unknown; deprecated?: boolean; params?: Record<string, unknown>; cache?: unknown };
   $ctx?: Context<unknown, CallerMeta>;
   /** The route moleculer-web matched; `rateLimit` is its limiter's options, `store` counting the window. */
-  $route?: { rateLimit?: { limit: number; window: number; store: { resetTime: number } } };
+  $route?: ApiRoute;
+  /** The token's resolution the request was authenticated by, and the caller it acts as. */
+  resolvedCaller?: Caller;
+  caller?: Caller;
+  /** The kept answers' generation when the request arrived (AnswerCache). */
+  answerGeneration: number;
 };
+
+/** A route as moleculer-web keeps it, with its rate limiter (`store` counts the window). */
+interface ApiRoute {
+  path: string;
+  rateLimit?: {
+    limit: number;
+    window: number;
+    headers: boolean;
+    key(req: IncomingMessage): string | undefined;
+    store: { resetTime: number; inc(key: string): number | Promise<number> };
+  };
+}
 
 /** A route as moleculer-web builds it from an action's `rest` (its Alias). */
 interface ServedRoute {
@@ -104,7 +122,11 @@ type GatewayThis = Service & {
   /** Every route the gateway has served, kept when its service leaves, to tell "down" from "unknown". */
   servedRoutes: Map<string, ServedRoute>;
   aliases: Array<ServedRoute & { fullPath: string }>;
+  routes: ApiRoute[];
   httpHandler(req: IncomingMessage, res: ServerResponse): void;
+  parseQueryString(req: IncomingMessage): { query: Record<string, unknown> };
+  /** Lookup answers kept as sent; none while tracing is on, so every request has its spans. */
+  answers?: AnswerCache;
   server: http.Server;
   tokenCache: Map<string, { caller: Caller | null; expiresAt: number }>;
   invalidTokens: AttemptWindow;
@@ -235,6 +257,19 @@ function markRateLimit(req: HubRequest, res: ServerResponse) {
   res.setHeader('RateLimit', `"${RATE_LIMIT_POLICY}";r=${String(remaining)};t=${secondsUntilReset(limiter.store)}`);
 }
 
+const rateLimitKeys = new Map<string, string>();
+
+/** A token's key in the rate limit's store, hashed once per token (a hash per request cost 3 % of a lookup). */
+function rateLimitKeyOf(token: string): string {
+  let key = rateLimitKeys.get(token);
+  if (key === undefined) {
+    if (rateLimitKeys.size >= TOKEN_CACHE_MAX) rateLimitKeys.clear();
+    key = createHash('sha256').update(token).digest('hex').slice(0, 32);
+    rateLimitKeys.set(token, key);
+  }
+  return key;
+}
+
 /** The Idempotency-Key as sent, refused (naming the header) when it is empty or longer than a key is kept. */
 function idempotencyKeyOf(key: string): string {
   const problem =
@@ -279,7 +314,7 @@ function assignRequestId(this: GatewayThis, req: HubRequest, res: ServerResponse
       path: ((req as { originalUrl?: string }).originalUrl ?? req.url ?? '').split('?')[0],
       status: res.statusCode,
       ms: Math.round(ms * 10) / 10,
-      accountId: req.$ctx?.meta.caller?.accountId,
+      accountId: req.caller?.accountId,
     });
   });
   next();
@@ -322,6 +357,104 @@ function sendRendered(this: GatewayThis, req: HubRequest, res: ServerResponse, e
   for (const [name, value] of Object.entries(rendered.headers)) res.setHeader(name, value);
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.end(JSON.stringify(rendered.body));
+}
+
+/**
+ * Answers a request the gateway answered before (AnswerCache): same token resolution, acting
+ * provider and URL, and the action still served somewhere. False routes it as any other.
+ */
+function answerFromCache(this: GatewayThis, req: HubRequest, res: ServerResponse): boolean {
+  if (req.method !== 'GET') return false;
+  req.query ??= this.parseQueryString(req).query;
+  const token = tokenOf(req);
+  const key = token === undefined ? undefined : answerKeyOf(req, token);
+  const kept = key === undefined ? undefined : this.answers!.get(key);
+  if (!kept) return false;
+  const resolution = this.tokenCache.get(token!);
+  if (resolution?.caller !== kept.resolvedCaller || resolution.expiresAt <= Date.now()) return false;
+  // A service gone answers 503 through the routes, as it would without the kept answer.
+  if (!registeredAction(this.broker, kept.action)?.hasAvailable()) return false;
+  assignRequestId.call(this, req, res, () => undefined);
+  req.caller = kept.caller;
+  req.$action = { name: kept.action, deprecated: kept.deprecated };
+  req.$route = this.routes.find((route) => route.path === API_PATH);
+  const fail = (err: unknown) => sendRendered.call(this, req, res, err);
+  try {
+    // The in-process store counts at once; a shared one answers later.
+    const counting = countRequest(req, res);
+    if (counting) counting.then(() => sendKept.call(this, req, res, kept), fail);
+    else sendKept.call(this, req, res, kept);
+  } catch (err) {
+    fail(err);
+  }
+  return true;
+}
+
+/** A kept answer, once the request has its id, access log and rate limit as every request does. */
+function sendKept(this: GatewayThis, req: HubRequest, res: ServerResponse, kept: KeptAnswer) {
+  markDeprecated(req, res);
+  markRateLimit(req, res);
+  res.statusCode = 200;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', kept.bytes);
+  res.end(kept.body);
+  if (this.broker.isMetricsEnabled()) this.broker.metrics.increment(HUB_METRICS.KEPT_ANSWERS, { action: kept.action });
+}
+
+/**
+ * The route's rate limit as moleculer-web's alias handler counts it, for the answers that do not
+ * reach it: throws when the request is over the limit, or answers a promise that rejects then.
+ */
+function countRequest(req: HubRequest, res: ServerResponse): Promise<void> | undefined {
+  const limiter = req.$route?.rateLimit;
+  const key = limiter?.key(req);
+  if (!limiter || !key) return undefined;
+  const count = limiter.store.inc(key);
+  if (typeof count !== 'number') return count.then((counted) => checkCount(limiter, counted, res));
+  checkCount(limiter, count, res);
+  return undefined;
+}
+
+function checkCount(limiter: NonNullable<ApiRoute['rateLimit']>, count: number, res: ServerResponse) {
+  const remaining = limiter.limit - count;
+  if (limiter.headers) {
+    res.setHeader('X-Rate-Limit-Limit', limiter.limit);
+    res.setHeader('X-Rate-Limit-Remaining', Math.max(0, remaining));
+    res.setHeader('X-Rate-Limit-Reset', limiter.store.resetTime);
+  }
+  if (remaining < 0) throw new ApiGateway.Errors.RateLimitExceeded('', undefined);
+}
+
+/**
+ * Whether the action's answers stay valid until a world is loaded: it is cached with no ttl, so its
+ * own cacher keeps the answer until `world.changed` cleans it.
+ */
+function changesOnlyWithTheWorld(action: NonNullable<HubRequest['$action']>): boolean {
+  const cache = action.cache as boolean | { ttl?: number } | undefined;
+  return cache === true || (typeof cache === 'object' && cache !== null && !cache.ttl);
+}
+
+/** Keeps the answer of a cached action to a plain GET, for the next request the same (AnswerCache). */
+function keepAnswer(this: GatewayThis, ctx: Context<unknown, CallerMeta>, req: HubRequest, data: unknown) {
+  const token = tokenOf(req);
+  const action = req.$action;
+  const meta = ctx.meta as { $statusCode?: number; $responseType?: string; $responseHeaders?: object };
+  if (!this.answers || !action || !changesOnlyWithTheWorld(action) || !req.resolvedCaller || token === undefined)
+    return;
+  if (meta.$statusCode !== undefined || meta.$responseType || meta.$responseHeaders) return;
+  if (data === null || typeof data !== 'object') return;
+  const key = answerKeyOf(req, token);
+  if (key === undefined) return;
+  const body = JSON.stringify(data);
+  const kept = {
+    body,
+    bytes: Buffer.byteLength(body),
+    action: action.name,
+    deprecated: action.deprecated === true,
+    resolvedCaller: req.resolvedCaller,
+    caller: ctx.meta.caller!,
+  };
+  this.answers.keep(key, kept, req.answerGeneration);
 }
 
 /**
@@ -394,13 +527,17 @@ function takesLargeBody(this: GatewayThis, req: HubRequest): boolean {
     { alias?: { action?: string } } | undefined;
   const name = found?.alias?.action;
   if (!name) return false;
-  // moleculer's typings leave out the registry's action map.
-  const actions = (
-    this.broker.registry as unknown as {
-      actions: { get(name: string): { endpoints: Array<{ action: { largeBody?: boolean } }> } | undefined };
-    }
-  ).actions;
-  return actions.get(name)?.endpoints[0]?.action.largeBody === true;
+  return registeredAction(this.broker, name)?.endpoints[0]?.action.largeBody === true;
+}
+
+/** The registry's endpoints of an action, which moleculer's typings leave out. */
+function registeredAction(broker: GatewayThis['broker'], name: string) {
+  const { actions } = broker.registry as unknown as {
+    actions: {
+      get(name: string): { endpoints: Array<{ action: { largeBody?: boolean } }>; hasAvailable(): boolean } | undefined;
+    };
+  };
+  return actions.get(name);
 }
 
 /** Malformed JSON gets the validation envelope, its one detail on the body as a whole. */
@@ -518,6 +655,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
         ) {
           markDeprecated(req, res);
           markRateLimit(req, res);
+          keepAnswer.call(this as unknown as GatewayThis, ctx, req, data);
           return data;
         },
         onError(this: GatewayThis, req: HubRequest, res: ServerResponse, err: unknown) {
@@ -599,9 +737,10 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
         if (alias.action) this.servedRoutes.set(`${alias.method} ${alias.fullPath}`, alias);
     },
 
-    /** A world load may give accounts new tokens or roles: forget what was resolved before. */
+    /** A world load may give accounts new tokens or roles, and lookups new answers: forget what was resolved before. */
     'world.changed'(this: GatewayThis) {
       this.tokenCache.clear();
+      this.answers?.clear();
     },
 
     /**
@@ -625,7 +764,13 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
           keepAliveTimeout: HTTP_TIMEOUTS.keepAliveMs,
           connectionsCheckingInterval: HTTP_TIMEOUTS.checkIntervalMs,
         },
-        (req, res) => this.httpHandler(req, res),
+        (req, res) => {
+          if (this.answers) {
+            (req as HubRequest).answerGeneration = this.answers.generation;
+            if (answerFromCache.call(this, req as HubRequest, res)) return;
+          }
+          this.httpHandler(req, res);
+        },
       );
       this.server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) =>
         answerClientError.call(this, err, socket),
@@ -656,6 +801,8 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
         ),
       );
       ctx.meta.caller = caller;
+      req.resolvedCaller = resolved;
+      req.caller = caller;
       return caller;
     },
 
@@ -725,9 +872,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
                 // Counted per token (hashed: tokens never become store keys), or per address without one.
                 key: (req: HubRequest) => {
                   const token = tokenOf(req);
-                  return token
-                    ? createHash('sha256').update(token).digest('hex').slice(0, 32)
-                    : req.socket.remoteAddress;
+                  return token ? rateLimitKeyOf(token) : req.socket.remoteAddress;
                 },
                 ...(config.redisUrl
                   ? { StoreFactory: RedisRateLimitStore, redisUrl: config.redisUrl, namespace: config.namespace }
@@ -741,6 +886,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
   created(this: GatewayThis) {
     this.servedRoutes = new Map();
     this.tokenCache = new Map();
+    if (configOf(this.broker).tracing.kind === 'none') this.answers = new AnswerCache();
     // Each made-up token costs a lookup, and the per-token rate limit gives each one a budget of
     // its own: an address gets the per-token budget of invalid tokens per minute, then 429.
     this.invalidTokens = new AttemptWindow(configOf(this.broker).rateLimitPerMinute, 60_000);

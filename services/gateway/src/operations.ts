@@ -148,6 +148,7 @@ export const HUB_METRICS = {
   STORAGE_PARTITIONS: 'hub.storage.partitions',
   RETENTION_LAST_RUN: 'hub.retention.last_run_timestamp_seconds',
   RETENTION_LAST_REMOVED: 'hub.retention.last_removed_rows',
+  KEPT_ANSWERS: 'hub.gateway.kept_answers.total',
 } as const;
 
 export function registerHubMetrics(broker: ServiceBroker): void {
@@ -174,6 +175,12 @@ export function registerHubMetrics(broker: ServiceBroker): void {
   ];
   for (const [name, labelNames, description] of storage)
     broker.metrics.register({ name, type: 'gauge', labelNames, description });
+  broker.metrics.register({
+    name: HUB_METRICS.KEPT_ANSWERS,
+    type: 'counter',
+    labelNames: ['action'],
+    description: 'Requests the gateway answered from the lookup answers it keeps, without calling the action',
+  });
 }
 
 /** Sets the gauges from the owning services just before a scrape reads them. */

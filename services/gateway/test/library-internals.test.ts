@@ -44,10 +44,49 @@ describe("moleculer-web's routing internals (gateway.service.ts)", () => {
   });
 });
 
-describe("Moleculer's registry internals (gateway.service.ts, takesLargeBody)", () => {
+describe("moleculer-web's internals the kept answers use (gateway.service.ts, answerFromCache)", () => {
+  it('parseQueryString(req) answers the query string parsed', () => {
+    const parse = gateway.parseQueryString as (req: { url: string }) => { query: Record<string, unknown> };
+    expect(parse.call(gateway, { url: '/api/x?a=1&accessToken=t' }).query).toEqual({ a: '1', accessToken: 't' });
+  });
+
+  it("routes[] hold each route's path and rate limiter: key(req), limit, headers, store.inc(key) and resetTime", async () => {
+    const limited = broker.createService({
+      name: 'limited',
+      mixins: [ApiGateway],
+      settings: {
+        server: false,
+        routes: [{ path: '/api', rateLimit: { window: 60_000, limit: 5, headers: true, key: () => 'k' } }],
+      },
+    }) as Service & { routes: Array<{ path: string; rateLimit: Record<string, unknown> }> };
+    try {
+      const route = limited.routes.find((entry) => entry.path === '/api')!;
+      const rateLimit = route.rateLimit as {
+        key(req: unknown): string;
+        limit: number;
+        headers: boolean;
+        store: { inc(key: string): number; resetTime: number };
+      };
+      expect(rateLimit.key({})).toBe('k');
+      expect(rateLimit).toMatchObject({ limit: 5, headers: true });
+      expect(rateLimit.store.inc('k')).toBe(1);
+      expect(rateLimit.store.inc('k')).toBe(2);
+      expect(rateLimit.store.resetTime).toBeGreaterThan(Date.now());
+    } finally {
+      await broker.destroyService(limited);
+    }
+  });
+});
+
+describe("Moleculer's registry internals (gateway.service.ts, takesLargeBody and answerFromCache)", () => {
+  const actions = () => (broker.registry as unknown as { actions: { get(name: string): unknown } }).actions;
+
   it("registry.actions.get(name).endpoints[0].action is the action's schema with the hub's keys", () => {
-    const actions = (broker.registry as unknown as { actions: { get(name: string): unknown } }).actions;
-    expect(actions.get('probe.upload')).toMatchObject({ endpoints: [{ action: { largeBody: true } }] });
+    expect(actions().get('probe.upload')).toMatchObject({ endpoints: [{ action: { largeBody: true } }] });
+  });
+
+  it('registry.actions.get(name).hasAvailable() says whether any node serves the action now', () => {
+    expect((actions().get('probe.upload') as { hasAvailable(): boolean }).hasAvailable()).toBe(true);
   });
 });
 
