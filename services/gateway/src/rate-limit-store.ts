@@ -4,8 +4,16 @@
  */
 import Redis from 'ioredis';
 
+/** Counts a request in its window's key, which expires with the window: one command, atomic. */
+const COUNT_IN_WINDOW = `
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return count`;
+
+type CountingRedis = Redis & { countInWindow(key: string, windowMs: number): Promise<number> };
+
 export class RedisRateLimitStore {
-  readonly redis: Redis;
+  readonly redis: CountingRedis;
   resetTime: number;
 
   private readonly prefix: string;
@@ -15,7 +23,13 @@ export class RedisRateLimitStore {
     options: { redisUrl: string; namespace: string },
   ) {
     this.prefix = `${options.namespace}:rate`;
-    this.redis = new Redis(options.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 1 });
+    // Every request counts here: the requests of one turn of the event loop share one write.
+    this.redis = new Redis(options.redisUrl, {
+      lazyConnect: false,
+      maxRetriesPerRequest: 1,
+      enableAutoPipelining: true,
+    }) as CountingRedis;
+    this.redis.defineCommand('countInWindow', { numberOfKeys: 1, lua: COUNT_IN_WINDOW });
     this.resetTime = this.windowEnd();
   }
 
@@ -23,12 +37,8 @@ export class RedisRateLimitStore {
     return (Math.floor(Date.now() / this.windowMs) + 1) * this.windowMs;
   }
 
-  async inc(key: string): Promise<number> {
+  inc(key: string): Promise<number> {
     this.resetTime = this.windowEnd();
-    const windowKey = `${this.prefix}:${key}:${this.resetTime}`;
-    const [[, count]] = (await this.redis.multi().incr(windowKey).pexpire(windowKey, this.windowMs).exec()) as [
-      [Error | null, number],
-    ];
-    return count;
+    return this.redis.countInWindow(`${this.prefix}:${key}:${this.resetTime}`, this.windowMs);
   }
 }
