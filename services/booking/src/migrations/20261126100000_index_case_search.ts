@@ -7,12 +7,10 @@
  * - GIN (jsonb_path_ops) on orderData and productData: the cases that may hold a key's value;
  * - trigram indexes on the texts `commonSearch` reads (guid, orderData, productData, contacts).
  *
- * Built with CREATE INDEX CONCURRENTLY so a hub holding millions of cases keeps taking writes
- * while they build; that statement cannot run in a transaction, hence `transaction: false`. A
- * build that fails leaves an invalid index behind, which `if not exists` would keep: each is
- * dropped first when it is invalid, so running the migration again builds it anew.
+ * Built concurrently so a hub holding millions of cases keeps taking writes while they build.
  */
 import type { Knex } from 'knex';
+import { createIndexesConcurrently, dropIndexesConcurrently } from '../concurrent-indexes';
 
 export const config = { transaction: false };
 
@@ -32,17 +30,9 @@ const INDEXES: Record<string, string> = {
 
 export async function up(knex: Knex): Promise<void> {
   await knex.raw('create extension if not exists pg_trgm');
-  for (const [name, definition] of Object.entries(INDEXES)) {
-    const invalid = await knex.raw(
-      `select 1 from pg_index i join pg_class c on c.oid = i.indexrelid join pg_namespace n on n.oid = c.relnamespace
-        where n.nspname = 'booking' and c.relname = ? and not i.indisvalid`,
-      [name],
-    );
-    if (invalid.rows.length) await knex.raw(`drop index concurrently booking.${name}`);
-    await knex.raw(`create index concurrently if not exists ${name} on ${definition}`);
-  }
+  await createIndexesConcurrently(knex, INDEXES);
 }
 
 export async function down(knex: Knex): Promise<void> {
-  for (const name of Object.keys(INDEXES)) await knex.raw(`drop index concurrently if exists booking.${name}`);
+  await dropIndexesConcurrently(knex, Object.keys(INDEXES));
 }

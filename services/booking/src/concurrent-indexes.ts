@@ -1,0 +1,24 @@
+/**
+ * Indexes built on booking's large tables without stopping writes: CREATE INDEX CONCURRENTLY,
+ * which cannot run in a transaction (a migration using these says `transaction: false`). A build
+ * that fails leaves an invalid index behind, which `if not exists` would keep: each is dropped
+ * first when it is invalid, so running the migration again builds it anew.
+ */
+import type { Knex } from 'knex';
+
+/** `definitions`: each index's name (in schema booking) and what follows `on`. */
+export async function createIndexesConcurrently(knex: Knex, definitions: Record<string, string>): Promise<void> {
+  for (const [name, definition] of Object.entries(definitions)) {
+    const invalid = await knex.raw(
+      `select 1 from pg_index i join pg_class c on c.oid = i.indexrelid join pg_namespace n on n.oid = c.relnamespace
+        where n.nspname = 'booking' and c.relname = ? and not i.indisvalid`,
+      [name],
+    );
+    if (invalid.rows.length) await knex.raw(`drop index concurrently booking.${name}`);
+    await knex.raw(`create index concurrently if not exists ${name} on ${definition}`);
+  }
+}
+
+export async function dropIndexesConcurrently(knex: Knex, names: string[]): Promise<void> {
+  for (const name of names) await knex.raw(`drop index concurrently if exists booking.${name}`);
+}
