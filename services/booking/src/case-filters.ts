@@ -133,12 +133,14 @@ function containmentHint(column: string, path: string[], value: unknown): SqlFra
 /**
  * The filters as one SQL condition; throws the 400 envelope naming every filter it cannot read.
  * `forPartner`: the provider's private orderData is neither a filter nor found by `commonSearch`,
- * so a partner cannot probe for what it may not read.
+ * so a partner cannot probe for what it may not read. `tagIds`: for each name `tags` sends,
+ * the ids of the tags of that name in any case (`tagIdsOf` in case-search.ts).
  */
 export function translateCaseFilters(
   filters: unknown,
   statusReading: StatusReading = PROVIDER_READING,
   forPartner = false,
+  tagIds: ReadonlyMap<string, number[]> = new Map(),
 ): SqlFragment {
   if (filters === undefined || filters === null) return { sql: 'true', bindings: [] };
   if (!isPlainObject(filters)) throw new FieldsValidationError({ filters: [FIELD_MESSAGES.wrongFormat] });
@@ -232,11 +234,18 @@ export function translateCaseFilters(
         fail(at);
         continue;
       }
+      // By the tag's ids, resolved beforehand: with them as values the planner reads the tag's
+      // entries of `case_tags_tag`, where a join on the name hashed every row of `case_tags`.
       for (const name of names as string[]) {
-        fragments.push({
-          sql: 'exists (select 1 from booking.case_tags ct join booking.tags t on t.id = ct.tag_id where ct.case_id = c.id and lower(t.name) = lower(?))',
-          bindings: [name],
-        });
+        const ids = tagIds.get(name) ?? [];
+        fragments.push(
+          ids.length
+            ? {
+                sql: `c.id in (select ct.case_id from booking.case_tags ct where ct.tag_id in (${ids.map(() => '?').join(', ')}))`,
+                bindings: ids,
+              }
+            : { sql: 'false', bindings: [] },
+        );
       }
       continue;
     }

@@ -10,6 +10,7 @@ import type { Knex } from 'knex';
 import { type Caller, type DbService } from '@hub/shared';
 import { DEMO_TOKENS, startTestHub, type TestHub } from '../../../test/support/hub';
 import { BOOKING_SERVICES, bookCase } from '../../../test/support/cases';
+import { searchCases } from '../src/case-search';
 
 const PROVIDER: Caller = {
   accountId: 1,
@@ -20,6 +21,9 @@ const PROVIDER: Caller = {
   canForceProvider: false,
   allowAllProviders: false,
 };
+
+const PARTNER: Caller = { ...PROVIDER, role: 'partner', partnerId: 1, providerId: null };
+const ADMIN: Caller = { ...PROVIDER, role: 'admin', providerId: null };
 
 const STATUSES = ['registered', 'repaired', 'shipped'];
 const TAGS = ['warranty', 'urgent', 'vip'];
@@ -58,7 +62,8 @@ const filtersArb = fc.record(
       }),
     ),
     commonSearch: fc.constantFrom(...SEARCHES),
-    tags: fc.subarray(TAGS, { minLength: 1, maxLength: 2 }),
+    // A name matches its tags in any case; the demo world also holds `VIP` and `Urgent`.
+    tags: fc.subarray([...TAGS, 'VIP', 'Warranty', 'none'], { minLength: 1, maxLength: 2 }),
     'orderData.store': fc.oneof(
       fc.constantFrom('S1', 'S2', '12', 12, true, 'true', '{"nested": "S1"}'),
       fc.subarray(['S1', 'S2', '12', 'true'], { minLength: 1 }),
@@ -115,12 +120,28 @@ beforeAll(async () => {
     if (generated.tags.length)
       await knex('booking.case_tags').insert(generated.tags.map((name) => ({ case_id: id, tag_id: tagIds.get(name) })));
   }
+  // Cases that change scope or go keep the scopes' kept counts exact as well.
+  const last = templateId + cases.length;
+  await knex('booking.cases').where({ id: last }).update({ partner_id: 2, service_provider_id: 11 });
+  await knex('booking.cases')
+    .where({ id: last - 1 })
+    .update({ partner_id: 1, service_provider_id: 10 });
+  await knex.raw(
+    `insert into booking.cases select (jsonb_populate_record(null::booking.cases, to_jsonb(t) || jsonb_build_object('id', ?::int, 'guid', gen_random_uuid()))).*
+       from booking.cases t where t.id = ?`,
+    [last + 1, templateId],
+  );
+  await knex('booking.cases')
+    .where({ id: last + 1 })
+    .delete();
 });
 afterAll(() => hub.stop());
 
-/** The reference: each filter as the plainest SQL that says it, over the provider's cases, in id order. */
-async function referenceGuids(filters: Record<string, unknown>): Promise<string[]> {
-  const query = knex('booking.cases as c').where('c.service_provider_id', PROVIDER.providerId).orderBy('c.id');
+/** The reference: each filter as the plainest SQL that says it, over the caller's cases, in id order. */
+async function referenceGuids(filters: Record<string, unknown>, caller: Caller = PROVIDER): Promise<string[]> {
+  const query = knex('booking.cases as c').orderBy('c.id');
+  if (caller.role === 'partner') query.where('c.partner_id', caller.partnerId!);
+  if (caller.role === 'provider') query.where('c.service_provider_id', caller.providerId!);
   const anyOf = (value: unknown) => (Array.isArray(value) ? value : [value]).map(String);
   // knex takes a raw expression where whereIn names its column; its types admit only a name.
   const expression = (sql: string) => knex.raw(sql) as unknown as string;
@@ -204,6 +225,39 @@ describe('search-cases against a plain reference query', () => {
         },
       ),
       { numRuns: 40 },
+    );
+  });
+
+  // Each caller's scope, unfiltered (its count kept by booking.case_counts) or not, and each way
+  // of taking a page: from every match sorted (up to a bound of matches) or by walking the scope.
+  it('holds for every scope and both ways of taking a page', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(PROVIDER, PARTNER, ADMIN),
+        fc.oneof(fc.constant({}), filtersArb),
+        fc.constantFrom(0, 10_000),
+        fc.integer({ min: 1, max: 9 }),
+        async (caller, filters, sortedInFull, limit) => {
+          const expected = await referenceGuids(filters, caller);
+          const walked: string[] = [];
+          let pagination: Record<string, unknown> = { limit };
+          for (;;) {
+            const page = await searchCases(knex, caller, { filters, pagination }, null, { sortedInFull });
+            expect(page.pagination.count).toBe(expected.length);
+            expect(page.pagination.offset).toBe(walked.length);
+            walked.push(...page.data.map((found) => found.guid));
+            if (page.pagination.next === null) break;
+            pagination = { limit, after: page.pagination.next };
+          }
+          expect(walked).toEqual(expected);
+          const offset = Math.floor(expected.length / 2);
+          const page = await searchCases(knex, caller, { filters, pagination: { offset, limit } }, null, {
+            sortedInFull,
+          });
+          expect(page.data.map((found) => found.guid)).toEqual(expected.slice(offset, offset + limit));
+        },
+      ),
+      { numRuns: 60 },
     );
   });
 });
