@@ -129,7 +129,8 @@ function searches(deepCursor, deepOffset) {
     { kind: 'sorted and paged, page 1', body: { pagination: { limit: 10 } } },
     { kind: 'page 1,000 by offset', body: { pagination: { offset: deepOffset, limit: 10 } } },
     { kind: 'page 1,000 after a cursor', body: { pagination: { after: deepCursor, limit: 10 } } },
-    { kind: 'currentStatus', body: { filters: { currentStatus: 'awaiting_parts' } } },
+    // Elkjøp reads the provider's `awaiting_parts` (and `in_repair`) as `repairing` (world/demo.json).
+    { kind: 'currentStatus', body: { filters: { currentStatus: 'repairing' } } },
     {
       kind: 'createdAt week',
       body: { filters: { createdAt: { $gt: '2025-06-01T00:00:00Z', $lt: '2025-06-08T00:00:00Z' } } },
