@@ -41,7 +41,7 @@ export interface SearchResult {
 export interface SearchOptions {
   /** Only the provider's cases it has not accepted yet and that are not cancelled. */
   unexported?: boolean;
-  /** Up to this many matches, the count and the page come from one pass (see fewMatches). */
+  /** Up to this many matches, the pass that counts them also sorts them for the page (see countMatches). */
   sortedInFull?: number;
 }
 
@@ -73,9 +73,8 @@ export async function searchCases(
   const offset = after === undefined ? (params.pagination?.offset ?? 0) : 0;
   const page = { after, offset, size: limit + 1 };
   const kept = condition.sql === 'true' && !unexported ? await scopeCount(knex, caller) : undefined;
-  const { count, before, found } =
-    (kept === undefined ? await fewMatches(knex, scoped, page, sortedInFull) : undefined) ??
-    (await walkedMatches(knex, scoped, page, kept));
+  const { count, before, ids } = await countMatches(knex, scoped, page, kept, sortedInFull);
+  const found = await pageOf(knex, scoped, page, ids);
   const rows = found.slice(0, limit);
 
   const cases = await loadCases(
@@ -143,76 +142,62 @@ interface Page {
   size: number;
 }
 
-interface Matches {
+interface Counted {
   count: number;
   /** Matches up to the cursor's case. */
   before: number;
-  /** The page's cases, in id order. */
-  found: Array<{ id: number; guid: string }>;
+  /** The page's case ids, when the count's pass sorted them. */
+  ids: number[] | null;
 }
 
 /**
- * The count and the page from one pass over the matches' ids, sorted in full, when there are at
- * most `bound` of them (found from an index alone where the filters allow); undefined when there
- * are more. Walking the scope in id order until the page fills, as the planner would, reads every
- * case of the scope before the first match: 260,000 cases for a createdAt week of a partner among
- * a million cases.
+ * The matches counted, and those up to the cursor. `kept`: the count of the caller's whole
+ * scope, when no filter narrows it (then only the cases up to the cursor are counted). Otherwise
+ * one pass over the matches' ids (from an index alone where the filters allow) counts them and,
+ * when there are at most `bound`, also sorts them for the page: walking the scope in id order
+ * until the page fills, as the planner would, reads every case of the scope before the first
+ * match (260,000 cases for a createdAt week of a partner among a million cases), and a second
+ * pass would read the matches again.
  */
-async function fewMatches(
-  knex: Knex,
-  scoped: Knex.QueryBuilder,
-  { after, offset, size }: Page,
-  bound: number,
-): Promise<Matches | undefined> {
-  const pageIds = knex('matches').select('id').orderBy('id').limit(size).offset(offset);
-  if (after !== undefined) pageIds.where('id', '>', after);
-  const counted = (await knex
-    .withMaterialized(
-      'matches',
-      scoped
-        .clone()
-        .select('c.id')
-        .limit(bound + 1),
-    )
-    .from('matches')
-    .first(
-      knex.raw('count(*) as count'),
-      knex.raw('count(*) filter (where id <= ?) as before', [after ?? 0]),
-      knex.raw('array(?) as ids', [pageIds]),
-    )) as { count: number | string; before: number | string; ids: number[] };
-  if (Number(counted.count) > bound) return undefined;
-  const found = (await knex('booking.cases')
-    .whereIn('id', counted.ids)
-    .orderBy('id')
-    .select('id', 'guid')) as Matches['found'];
-  return { count: Number(counted.count), before: Number(counted.before), found };
-}
-
-/**
- * The count in one pass over the matches, or `kept` for a whole scope (then the cases up to the
- * cursor are counted alone), and the page walked in id order.
- */
-async function walkedMatches(
+async function countMatches(
   knex: Knex,
   scoped: Knex.QueryBuilder,
   { after, offset, size }: Page,
   kept: number | undefined,
-): Promise<Matches> {
-  const counting = scoped.clone();
-  if (kept !== undefined && after !== undefined) counting.where('c.id', '<=', after);
-  const counted =
-    kept !== undefined && after === undefined
-      ? { count: kept, before: 0 }
-      : ((await counting.first(
-          knex.raw('count(*) as count'),
-          knex.raw('count(*) filter (where c.id <= ?) as before', [after ?? 0]),
-        )) as { count: number | string; before: number | string });
-  // The ids first, so the rows an offset skips are read from the index alone.
+  bound: number,
+): Promise<Counted> {
+  if (kept !== undefined) {
+    if (after === undefined) return { count: kept, before: 0, ids: null };
+    const upTo = (await scoped.clone().where('c.id', '<=', after).first(knex.raw('count(*) as before'))) as {
+      before: number | string;
+    };
+    return { count: kept, before: Number(upTo.before), ids: null };
+  }
+  const pageIds = knex('matches').select('id').orderBy('id').limit(size).offset(offset);
+  if (after !== undefined) pageIds.where('id', '>', after);
+  // The array is an init plan, computed only when the count is within the bound.
+  const counted = (await knex
+    .withMaterialized('matches', scoped.clone().select('c.id'))
+    .from('matches')
+    .first(
+      knex.raw('count(*) as count'),
+      knex.raw('count(*) filter (where id <= ?) as before', [after ?? 0]),
+      knex.raw('case when count(*) <= ? then array(?) end as ids', [bound, pageIds]),
+    )) as { count: number | string; before: number | string; ids: number[] | null };
+  return { count: Number(counted.count), before: Number(counted.before), ids: counted.ids };
+}
+
+/** The page's cases: those of `ids`, or the matches walked in id order (their ids from the index alone). */
+async function pageOf(
+  knex: Knex,
+  scoped: Knex.QueryBuilder,
+  { after, offset, size }: Page,
+  ids: number[] | null,
+): Promise<Array<{ id: number; guid: string }>> {
   const walked = scoped.clone().select('c.id').orderBy('c.id').limit(size).offset(offset);
   if (after !== undefined) walked.where('c.id', '>', after);
-  return {
-    count: kept ?? Number(counted.count),
-    before: Number(counted.before),
-    found: (await knex('booking.cases').whereIn('id', walked).orderBy('id').select('id', 'guid')) as Matches['found'],
-  };
+  return (await knex('booking.cases')
+    .whereIn('id', ids ?? walked)
+    .orderBy('id')
+    .select('id', 'guid')) as Array<{ id: number; guid: string }>;
 }
