@@ -31,9 +31,18 @@ export interface KeptAnswer {
 }
 
 /** How much the kept answers may take; when full they are all dropped and kept again as asked. */
-const MAX_BYTES = 16 * 1024 * 1024;
-/** A larger answer is not kept: it would crowd out many small ones. */
-const MAX_ANSWER_BYTES = 64 * 1024;
+export const ANSWER_CACHE_LIMITS = {
+  maxBytes: 16 * 1024 * 1024,
+  /** A larger answer is not kept: it would crowd out many small ones. */
+  maxAnswerBytes: 64 * 1024,
+  /**
+   * What an entry costs beside its body and key (the record and the map's slot), so that many
+   * URLs with tiny answers (`[]` for each postal code a client tries) fill the budget too.
+   */
+  entryBytes: 256,
+};
+
+const costOf = (key: string, answer: KeptAnswer) => answer.bytes + key.length + ANSWER_CACHE_LIMITS.entryBytes;
 
 export class AnswerCache {
   private readonly answers = new Map<string, KeptAnswer>();
@@ -41,15 +50,25 @@ export class AnswerCache {
   /** Counts the clearings: an answer computed before the last one is not kept. */
   generation = 0;
 
+  get size(): number {
+    return this.answers.size;
+  }
+
   get(key: string): KeptAnswer | undefined {
     return this.answers.get(key);
   }
 
-  /** Keeps an answer computed since `generation`, when there is room for it. */
+  /** Keeps an answer computed since `generation`, when it is not too large. */
   keep(key: string, answer: KeptAnswer, generation: number): void {
-    if (generation !== this.generation || answer.bytes > MAX_ANSWER_BYTES) return;
-    if (this.bytes + answer.bytes > MAX_BYTES) this.clear();
-    this.bytes += answer.bytes - (this.answers.get(key)?.bytes ?? 0);
+    if (generation !== this.generation || answer.bytes > ANSWER_CACHE_LIMITS.maxAnswerBytes) return;
+    const previous = this.answers.get(key);
+    if (previous) this.bytes -= costOf(key, previous);
+    if (this.bytes + costOf(key, answer) > ANSWER_CACHE_LIMITS.maxBytes) {
+      // Full: start again. The answers being computed stay good, so the generation stays.
+      this.answers.clear();
+      this.bytes = 0;
+    }
+    this.bytes += costOf(key, answer);
     this.answers.set(key, answer);
   }
 
