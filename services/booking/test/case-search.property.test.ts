@@ -186,21 +186,33 @@ interface SearchAnswer {
 const search = (params: Record<string, unknown>) =>
   hub.broker.call('booking.search', params, { meta: { caller: PROVIDER } }) as Promise<SearchAnswer>;
 
+/**
+ * Every page from the first, each after the cursor the one before gave, each checked for the
+ * count and for the offset of its first case; answers the guids in the order found.
+ */
+async function walkAfterCursors(
+  searchPage: (pagination: Record<string, unknown>) => Promise<SearchAnswer>,
+  limit: number,
+  count: number,
+): Promise<string[]> {
+  const walked: string[] = [];
+  let pagination: Record<string, unknown> = { limit };
+  for (;;) {
+    const page = await searchPage(pagination);
+    expect(page.pagination.count).toBe(count);
+    expect(page.pagination.offset).toBe(walked.length);
+    walked.push(...page.data.map((found) => found.guid));
+    if (page.pagination.next === null) return walked;
+    pagination = { limit, after: page.pagination.next };
+  }
+}
+
 describe('search-cases against a plain reference query', () => {
   it('finds the same cases in the same order, walked after cursors, with the same count', async () => {
     await fc.assert(
       fc.asyncProperty(filtersArb, fc.integer({ min: 1, max: 7 }), async (filters, limit) => {
         const expected = await referenceGuids(filters);
-        const walked: string[] = [];
-        let pagination: Record<string, unknown> = { limit };
-        for (;;) {
-          const page = await search({ filters, pagination });
-          expect(page.pagination.count).toBe(expected.length);
-          expect(page.pagination.offset).toBe(walked.length);
-          walked.push(...page.data.map((found) => found.guid));
-          if (page.pagination.next === null) break;
-          pagination = { limit, after: page.pagination.next };
-        }
+        const walked = await walkAfterCursors((pagination) => search({ filters, pagination }), limit, expected.length);
         expect(walked).toEqual(expected);
       }),
       { numRuns: 40 },
@@ -239,16 +251,11 @@ describe('search-cases against a plain reference query', () => {
         fc.integer({ min: 1, max: 9 }),
         async (caller, filters, sortedInFull, limit) => {
           const expected = await referenceGuids(filters, caller);
-          const walked: string[] = [];
-          let pagination: Record<string, unknown> = { limit };
-          for (;;) {
-            const page = await searchCases(knex, caller, { filters, pagination }, null, { sortedInFull });
-            expect(page.pagination.count).toBe(expected.length);
-            expect(page.pagination.offset).toBe(walked.length);
-            walked.push(...page.data.map((found) => found.guid));
-            if (page.pagination.next === null) break;
-            pagination = { limit, after: page.pagination.next };
-          }
+          const walked = await walkAfterCursors(
+            (pagination) => searchCases(knex, caller, { filters, pagination }, null, { sortedInFull }),
+            limit,
+            expected.length,
+          );
           expect(walked).toEqual(expected);
           const offset = Math.floor(expected.length / 2);
           const page = await searchCases(knex, caller, { filters, pagination: { offset, limit } }, null, {
