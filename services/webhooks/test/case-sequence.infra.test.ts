@@ -6,20 +6,14 @@
  * once each, in each producer's order, its feed has no gap, and its receiver gets the case's
  * webhooks in number order.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import knexFactory, { type Knex } from 'knex';
 import type { ServiceBroker } from 'moleculer';
-import {
-  DEMO_WORLD_FILE,
-  type DomainEvent,
-  loadConfig,
-  readWorld,
-  type ServiceName,
-  startHub,
-} from '../../../shared/src';
+import { type DomainEvent, loadConfig, type ServiceName, startHub } from '../../../shared/src';
 import { createServerDatabase, INFRA, waitFor } from '../../../test/support/hub';
 import { domainEvent, statusAdded } from './support/events';
 import { type Receiver, startReceiver } from './support/receiver';
+import { serverHubEnv, worldWithOneSubscription } from './support/server-hub';
 
 /** Power (partner 2, account 3) hides 'diagnosed'; its case goes to provider 10. */
 const PARTNER = 2;
@@ -35,31 +29,12 @@ beforeAll(async () => {
   receiver = await startReceiver();
   database = await createServerDatabase();
   sql = knexFactory({ client: 'pg', connection: database.url, pool: { min: 0, max: 2 } });
-  const env = {
-    DATABASE_URL: database.url,
-    TRANSPORTER: INFRA.nats,
-    CACHER: INFRA.redis,
-    NAMESPACE: `test-${randomBytes(4).toString('hex')}`,
-    LOG_LEVEL: 'error',
-    LOAD_DEMO_WORLD: 'false',
-    METRICS: 'false',
-    WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
-  };
-  const demo = readWorld(DEMO_WORLD_FILE);
-  const world = {
-    ...demo,
-    webhooks: {
-      ...demo.webhooks,
-      subscriptions: [
-        {
-          id: 1,
-          accountId: 3,
-          eventTypes: ['status.new', 'status.transition', 'message.created'],
-          target: { kind: 'http' as const, url: `${receiver.url}/power` },
-        },
-      ],
-    },
-  };
+  const env = serverHubEnv(database.url, { TRANSPORTER: INFRA.nats, CACHER: INFRA.redis });
+  const world = worldWithOneSubscription(`${receiver.url}/power`, [
+    'status.new',
+    'status.transition',
+    'message.created',
+  ]);
   const start = (nodeId: string, services: ServiceName[], initialWorld?: typeof world) =>
     startHub({ ...loadConfig({ ...env, NODE_ID: nodeId }), services }, { initialWorld });
   brokers.push(await start('webhooks-1', ['catalog', 'webhooks'], world));

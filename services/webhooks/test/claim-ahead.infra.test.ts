@@ -5,15 +5,15 @@
  * instance sends each of them exactly once, and that a queued delivery whose lease has run short
  * is not sent. The webhooks service runs in this process on the Postgres server.
  */
-import { randomBytes } from 'node:crypto';
 import knexFactory, { type Knex } from 'knex';
 import type { ServiceBroker } from 'moleculer';
-import { DEMO_WORLD_FILE, loadConfig, readWorld, startHub } from '../../../shared/src';
+import { loadConfig, startHub } from '../../../shared/src';
 import { createServerDatabase, waitFor } from '../../../test/support/hub';
 import { DELIVERY_SETTINGS } from '../src/settings';
 import type { WebhooksThis } from '../src/webhooks.service';
 import { domainEvent } from './support/events';
 import { type Receiver, startReceiver } from './support/receiver';
+import { serverHubEnv, worldWithOneSubscription } from './support/server-hub';
 
 /** More than a lane takes, so some wait unclaimed in the database too. */
 const DELIVERIES = DELIVERY_SETTINGS.claimAhead + 2;
@@ -22,8 +22,6 @@ let database: { url: string; drop(): Promise<void> };
 let sql: Knex;
 let receiver: Receiver;
 const brokers: ServiceBroker[] = [];
-
-const demo = readWorld(DEMO_WORLD_FILE);
 
 beforeAll(async () => {
   receiver = await startReceiver();
@@ -40,30 +38,9 @@ afterAll(async () => {
 
 /** A hub of catalog and webhooks on the test's database; the first one loads the subscription. */
 async function startInstance(): Promise<ServiceBroker> {
-  const world = {
-    ...demo,
-    // Account 3 is Power (partner 2).
-    webhooks: {
-      subscriptions: [
-        {
-          id: 1,
-          accountId: 3,
-          eventTypes: ['costProposal.created'],
-          target: { kind: 'http' as const, url: `${receiver.url}/hooks` },
-        },
-      ],
-    },
-  };
-  const config = loadConfig({
-    DATABASE_URL: database.url,
-    NAMESPACE: `test-${randomBytes(4).toString('hex')}`,
-    LOG_LEVEL: 'error',
-    LOAD_DEMO_WORLD: 'false',
-    METRICS: 'false',
-    WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
-  });
+  const world = worldWithOneSubscription(`${receiver.url}/hooks`, ['costProposal.created']);
   const broker = await startHub(
-    { ...config, services: ['catalog', 'webhooks'] },
+    { ...loadConfig(serverHubEnv(database.url)), services: ['catalog', 'webhooks'] },
     { initialWorld: brokers.length === 0 ? world : undefined },
   );
   brokers.push(broker);

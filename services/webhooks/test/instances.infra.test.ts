@@ -3,13 +3,13 @@
  * in-flight limit: when both claim at the same moment, a slow receiver still never has more
  * requests open at once than the limit.
  */
-import { randomBytes } from 'node:crypto';
 import knexFactory, { type Knex } from 'knex';
 import type { ServiceBroker } from 'moleculer';
-import { DEMO_WORLD_FILE, loadConfig, readWorld, type ServiceName, startHub } from '../../../shared/src';
+import { loadConfig, type ServiceName, startHub } from '../../../shared/src';
 import { createServerDatabase, INFRA, waitFor } from '../../../test/support/hub';
 import { domainEvent } from './support/events';
 import { type Receiver, startReceiver } from './support/receiver';
+import { serverHubEnv, worldWithOneSubscription } from './support/server-hub';
 
 const LIMIT = 2;
 /** More due deliveries than one claim looks at, so a second claimer finds some of its own. */
@@ -26,32 +26,12 @@ beforeAll(async () => {
   receiver = await startReceiver();
   database = await createServerDatabase();
   sql = knexFactory({ client: 'pg', connection: database.url, pool: { min: 0, max: 2 } });
-  const env = {
-    DATABASE_URL: database.url,
+  const env = serverHubEnv(database.url, {
     TRANSPORTER: INFRA.nats,
     CACHER: INFRA.redis,
-    NAMESPACE: `test-${randomBytes(4).toString('hex')}`,
-    LOG_LEVEL: 'error',
-    LOAD_DEMO_WORLD: 'false',
-    METRICS: 'false',
-    WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
     WEBHOOK_RETRY_SCHEDULE: '0,50ms,50ms',
-  };
-  const demo = readWorld(DEMO_WORLD_FILE);
-  const world = {
-    ...demo,
-    // Account 3 is Power (partner 2).
-    webhooks: {
-      subscriptions: [
-        {
-          id: 1,
-          accountId: 3,
-          eventTypes: ['costProposal.created'],
-          target: { kind: 'http' as const, url: `${receiver.url}/slow` },
-        },
-      ],
-    },
-  };
+  });
+  const world = worldWithOneSubscription(`${receiver.url}/slow`, ['costProposal.created']);
   const start = (nodeId: string, services: ServiceName[], initialWorld?: typeof world) =>
     startHub({ ...loadConfig({ ...env, NODE_ID: nodeId }), services }, { initialWorld });
   brokers.push(await start('webhooks-1', ['catalog', 'webhooks'], world));

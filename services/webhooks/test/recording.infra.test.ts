@@ -9,11 +9,12 @@
 import { randomBytes } from 'node:crypto';
 import knexFactory, { type Knex } from 'knex';
 import type { ServiceBroker } from 'moleculer';
-import { DEMO_WORLD_FILE, loadConfig, readWorld, startHub } from '../../../shared/src';
+import { loadConfig, startHub } from '../../../shared/src';
 import { createServerDatabase, INFRA, waitFor } from '../../../test/support/hub';
 import { spawnHub, type HubProcess } from '../../../test/support/processes';
 import { domainEvent } from './support/events';
 import { type Receiver, startReceiver } from './support/receiver';
+import { serverHubEnv, worldWithOneSubscription } from './support/server-hub';
 
 const DELIVERIES = 3;
 
@@ -31,36 +32,16 @@ beforeAll(async () => {
   receiver = await startReceiver();
   database = await createServerDatabase();
   sql = knexFactory({ client: 'pg', connection: database.url, pool: { min: 0, max: 3 } });
-  env = {
-    DATABASE_URL: database.url,
+  env = serverHubEnv(database.url, {
     TRANSPORTER: INFRA.nats,
     CACHER: INFRA.redis,
-    NAMESPACE: `test-${randomBytes(4).toString('hex')}`,
-    LOG_LEVEL: 'error',
-    LOAD_DEMO_WORLD: 'false',
-    METRICS: 'false',
-    WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
     // The lease is two attempt timeouts and a fixed margin of 15 s (claimLeaseMs): the wait before a resend.
     WEBHOOK_ATTEMPT_TIMEOUT_MS: '1000',
-  };
+  });
   webhooks = startWebhooks();
   catalog = await startHub({ ...loadConfig({ ...env, NODE_ID: 'catalog-1' }), services: ['catalog'] });
   await catalog.waitForServices(['webhooks'], 60_000);
-  const demo = readWorld(DEMO_WORLD_FILE);
-  // Account 3 is Power (partner 2).
-  const world = {
-    ...demo,
-    webhooks: {
-      subscriptions: [
-        {
-          id: 1,
-          accountId: 3,
-          eventTypes: ['costProposal.created'],
-          target: { kind: 'http' as const, url: `${receiver.url}/hooks` },
-        },
-      ],
-    },
-  };
+  const world = worldWithOneSubscription(`${receiver.url}/hooks`, ['costProposal.created']);
   await catalog.call('catalog.loadWorld', { world, skipUnowned: true });
   await sql('webhooks.subscriptions').where({ id: 1 }).update({ max_in_flight: 1 });
 }, 90_000);

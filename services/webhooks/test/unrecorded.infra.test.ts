@@ -5,15 +5,15 @@
  * The webhooks service runs in this process on the Postgres server, where a lock on the attempt
  * log holds its records.
  */
-import { randomBytes } from 'node:crypto';
 import knexFactory, { type Knex } from 'knex';
 import type { ServiceBroker } from 'moleculer';
-import { DEMO_WORLD_FILE, loadConfig, readWorld, startHub } from '../../../shared/src';
+import { loadConfig, startHub } from '../../../shared/src';
 import { createServerDatabase, waitFor } from '../../../test/support/hub';
 import { DELIVERY_SETTINGS } from '../src/settings';
 import type { WebhooksThis } from '../src/webhooks.service';
 import { domainEvent } from './support/events';
 import { type Receiver, startReceiver } from './support/receiver';
+import { serverHubEnv, worldWithOneSubscription } from './support/server-hub';
 
 const MAX_UNRECORDED = 2;
 const DELIVERIES = 5;
@@ -29,30 +29,11 @@ beforeAll(async () => {
   receiver = await startReceiver();
   database = await createServerDatabase();
   sql = knexFactory({ client: 'pg', connection: database.url, pool: { min: 0, max: 2 } });
-  const demo = readWorld(DEMO_WORLD_FILE);
-  // Account 3 is Power (partner 2).
-  const world = {
-    ...demo,
-    webhooks: {
-      subscriptions: [
-        {
-          id: 1,
-          accountId: 3,
-          eventTypes: ['costProposal.created'],
-          target: { kind: 'http' as const, url: `${receiver.url}/hooks` },
-        },
-      ],
-    },
-  };
-  const config = loadConfig({
-    DATABASE_URL: database.url,
-    NAMESPACE: `test-${randomBytes(4).toString('hex')}`,
-    LOG_LEVEL: 'error',
-    LOAD_DEMO_WORLD: 'false',
-    METRICS: 'false',
-    WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
-  });
-  broker = await startHub({ ...config, services: ['catalog', 'webhooks'] }, { initialWorld: world });
+  const world = worldWithOneSubscription(`${receiver.url}/hooks`, ['costProposal.created']);
+  broker = await startHub(
+    { ...loadConfig(serverHubEnv(database.url)), services: ['catalog', 'webhooks'] },
+    { initialWorld: world },
+  );
   await sql('webhooks.subscriptions').where({ id: 1 }).update({ max_in_flight: DELIVERIES });
 }, 60_000);
 
