@@ -48,6 +48,7 @@ import { RedisRateLimitStore } from './rate-limit-store';
 import { camelCaseName, isTokenQueryParam, tokenOf } from './request-token';
 
 const API_PATH = '/api';
+const HEALTH_PATH = '/health';
 const PUBLIC_DIR = path.resolve(__dirname, '../public');
 const SWAGGER_UI_DIR = path.dirname(require.resolve('swagger-ui-dist/package.json'));
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- package.json lies outside the compiled rootDir
@@ -360,6 +361,15 @@ function sendRendered(this: GatewayThis, req: HubRequest, res: ServerResponse, e
 }
 
 /**
+ * The server listens while the process's other services still start, before their routes exist:
+ * a request then gets 503 with Retry-After, which clients retry, not the 404 of an unknown route.
+ */
+function answerStarting(this: GatewayThis, req: HubRequest, res: ServerResponse) {
+  assignRequestId.call(this, req, res, () => undefined);
+  sendRendered.call(this, req, res, new UnavailableError('The hub is starting'));
+}
+
+/**
  * Answers a request the gateway answered before (AnswerCache): same token resolution, acting
  * provider and URL, and the action still served somewhere. False routes it as any other.
  */
@@ -618,7 +628,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
         },
       },
       {
-        path: '/health',
+        path: HEALTH_PATH,
         authentication: false,
         authorization: false,
         mappingPolicy: 'restrict',
@@ -765,6 +775,10 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
           connectionsCheckingInterval: HTTP_TIMEOUTS.checkIntervalMs,
         },
         (req, res) => {
+          if (!this.broker.started && !req.url?.startsWith(`${HEALTH_PATH}/`)) {
+            answerStarting.call(this, req as HubRequest, res);
+            return;
+          }
           if (this.answers) {
             (req as HubRequest).answerGeneration = this.answers.generation;
             if (answerFromCache.call(this, req as HubRequest, res)) return;
