@@ -131,16 +131,46 @@ function containmentHint(column: string, path: string[], value: unknown): SqlFra
 }
 
 /**
+ * How a `tags` filter reads (see tagReadingOf in case-search.ts): for each name sent, the ids of
+ * the tags so named; the caller's scope as booking.case_tags keeps it (none for an admin); and
+ * the name, if any, whose entries in that scope are few enough to look their cases up by id.
+ */
+export interface TagReading {
+  idsOf: ReadonlyMap<string, number[]>;
+  scope?: { column: 'partner_id' | 'service_provider_id'; id: number };
+  probed?: string;
+}
+
+/**
+ * The cases carrying a tag of this name, by the tag's ids (with the name the planner hashed
+ * every row of `case_tags`), among the entries of the caller's scope (the index on the tag and
+ * the scope reads only those). The probed name's entries are an array, computed once, whose
+ * cases are looked up by id: left the choice, the planner hashes them against every index entry
+ * of the scope's cases instead (24 ms for a tag on 3,436 of a partner's 333,334 cases, where
+ * the probes take about 10).
+ */
+function taggedWith(name: string, { idsOf, scope, probed }: TagReading): SqlFragment {
+  const ids = idsOf.get(name) ?? [];
+  if (ids.length === 0) return { sql: 'false', bindings: [] };
+  const entries =
+    `select ct.case_id from booking.case_tags ct where ct.tag_id in (${ids.map(() => '?').join(', ')})` +
+    (scope ? ` and ct.${scope.column} = ?` : '');
+  return {
+    sql: name === probed ? `c.id = any(array(${entries}))` : `c.id in (${entries})`,
+    bindings: scope ? [...ids, scope.id] : ids,
+  };
+}
+
+/**
  * The filters as one SQL condition; throws the 400 envelope naming every filter it cannot read.
  * `forPartner`: the provider's private orderData is neither a filter nor found by `commonSearch`,
- * so a partner cannot probe for what it may not read. `tagIds`: for each name `tags` sends,
- * the ids of the tags of that name in any case (`tagIdsOf` in case-search.ts).
+ * so a partner cannot probe for what it may not read. `tags`: how the `tags` filter reads.
  */
 export function translateCaseFilters(
   filters: unknown,
   statusReading: StatusReading = PROVIDER_READING,
   forPartner = false,
-  tagIds: ReadonlyMap<string, number[]> = new Map(),
+  tags: TagReading = { idsOf: new Map() },
 ): SqlFragment {
   if (filters === undefined || filters === null) return { sql: 'true', bindings: [] };
   if (!isPlainObject(filters)) throw new FieldsValidationError({ filters: [FIELD_MESSAGES.wrongFormat] });
@@ -234,19 +264,7 @@ export function translateCaseFilters(
         fail(at);
         continue;
       }
-      // By the tag's ids, resolved beforehand: with them as values the planner reads the tag's
-      // entries of `case_tags_tag`, where a join on the name hashed every row of `case_tags`.
-      for (const name of names as string[]) {
-        const ids = tagIds.get(name) ?? [];
-        fragments.push(
-          ids.length
-            ? {
-                sql: `c.id in (select ct.case_id from booking.case_tags ct where ct.tag_id in (${ids.map(() => '?').join(', ')}))`,
-                bindings: ids,
-              }
-            : { sql: 'false', bindings: [] },
-        );
-      }
+      for (const name of names as string[]) fragments.push(taggedWith(name, tags));
       continue;
     }
     const dot = field.indexOf('.');

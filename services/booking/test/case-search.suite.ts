@@ -1,0 +1,303 @@
+/**
+ * search-cases gives the rows a plain reference query gives, on random cases and random filters:
+ * the same cases in the same order and the same count, whether walked page by page after a
+ * cursor or read at an offset. The reference is the search as first written (every condition on
+ * the case row, `commonSearch` as one OR with the contacts in an EXISTS, no containment hints);
+ * the service's query is the one shaped for the indexes.
+ *
+ * Written once and run on the embedded database (`case-search.property.test.ts`) and on the
+ * Postgres server (`case-search.property.infra.test.ts`), whose planner and triggers are those a
+ * hub at production size runs.
+ */
+import fc from 'fast-check';
+import type { Knex } from 'knex';
+import { type Caller, type DbService } from '@hub/shared';
+import { DEMO_TOKENS, startTestHub, type TestHub } from '../../../test/support/hub';
+import { BOOKING_SERVICES, bookCase } from '../../../test/support/cases';
+import { searchCases } from '../src/case-search';
+
+const PROVIDER: Caller = {
+  accountId: 1,
+  role: 'provider',
+  name: 'property',
+  partnerId: null,
+  providerId: 10,
+  canForceProvider: false,
+  allowAllProviders: false,
+};
+
+const PARTNER: Caller = { ...PROVIDER, role: 'partner', partnerId: 1, providerId: null };
+const ADMIN: Caller = { ...PROVIDER, role: 'admin', providerId: null };
+
+const STATUSES = ['registered', 'repaired', 'shipped'];
+const TAGS = ['warranty', 'urgent', 'vip'];
+// Store values as a string, a number, a boolean, an object and null: `->>` reads each as text.
+const STORES = ['S1', 'S2', '12', 12, true, 'true', { nested: 'S1' }, null];
+const NAMES = ['Anna', 'Ola', 'Kari_5', 'Per%', 'Nils'];
+const SEARCHES = ['ann', 'OLA', 'ref-1', 'S1', '_5', 'r%', '12', 'nested', 'xyz'];
+const DAY = 24 * 3600 * 1000;
+const START = Date.parse('2026-01-01T00:00:00Z');
+
+const generatedCase = fc.record({
+  partnerId: fc.constantFrom(1, 2),
+  providerId: fc.constantFrom(10, 10, 10, 11),
+  status: fc.constantFrom(...STATUSES),
+  createdDay: fc.integer({ min: 0, max: 20 }),
+  createdMicros: fc.integer({ min: 0, max: 2 }),
+  refNo: fc.integer({ min: 1, max: 30 }).map((n) => `REF-${n}`),
+  store: fc.constantFrom(...STORES),
+  metaStore: fc.constantFrom(...STORES),
+  problem: fc.constantFrom('Screen', 'Battery', 'Keyboard s1'),
+  customer: fc.constantFrom(...NAMES),
+  tags: fc.subarray(TAGS),
+});
+
+const instant = (day: number) => new Date(START + day * DAY).toISOString();
+
+const filtersArb = fc.record(
+  {
+    currentStatus: fc.oneof(fc.constantFrom(...STATUSES), fc.subarray(STATUSES)),
+    createdAt: fc.oneof(
+      fc.record({ $gt: fc.integer({ min: -1, max: 21 }).map(instant) }),
+      fc.record({ $lt: fc.integer({ min: -1, max: 21 }).map(instant) }),
+      fc.record({
+        $gt: fc.integer({ min: 0, max: 10 }).map(instant),
+        $lt: fc.integer({ min: 8, max: 21 }).map(instant),
+      }),
+    ),
+    commonSearch: fc.constantFrom(...SEARCHES),
+    // A name matches its tags in any case; the demo world also holds `VIP` and `Urgent`.
+    tags: fc.subarray([...TAGS, 'VIP', 'Warranty', 'none'], { minLength: 1, maxLength: 2 }),
+    'orderData.store': fc.oneof(
+      fc.constantFrom('S1', 'S2', '12', 12, true, 'true', '{"nested": "S1"}'),
+      fc.subarray(['S1', 'S2', '12', 'true'], { minLength: 1 }),
+    ),
+    'orderData.meta.store': fc.constantFrom('S1', '12', true),
+    partnerId: fc.constantFrom(1, 2),
+  },
+  { requiredKeys: [] },
+);
+
+export function caseSearchSuite(infra: boolean): void {
+  let hub: TestHub;
+  let knex: Knex;
+
+  beforeAll(async () => {
+    hub = await startTestHub({ services: BOOKING_SERVICES, infra });
+    knex = (hub.broker.getLocalService('booking') as unknown as DbService).db.knex;
+    const template = await bookCase(hub, DEMO_TOKENS.elkjop);
+    const cases = fc.sample(fc.array(generatedCase, { minLength: 60, maxLength: 60 }), 1)[0];
+    const { id: templateId } = await knex('booking.cases').where({ guid: template }).first('id');
+    const tagIds = new Map<string, number>();
+    for (const name of TAGS) {
+      const [row] = await knex('booking.tags').insert({ name }).onConflict('name').merge().returning('id');
+      tagIds.set(name, row.id);
+    }
+    for (const [index, generated] of cases.entries()) {
+      const id = templateId + 1 + index;
+      const createdAt = new Date(START + generated.createdDay * DAY + DAY / 2).toISOString();
+      // Cases of one day share the millisecond and differ in microseconds, so ties in every sort key occur.
+      const overrides = {
+        id,
+        partner_id: generated.partnerId,
+        service_provider_id: generated.providerId,
+        current_status: generated.status,
+        order_data: { refNo: generated.refNo, store: generated.store, meta: { store: generated.metaStore } },
+        product_data: { problemText: generated.problem },
+      };
+      await knex.raw(
+        `insert into booking.cases
+         select (jsonb_populate_record(null::booking.cases, to_jsonb(t) || ?::jsonb || jsonb_build_object('guid', gen_random_uuid()))).*
+         from booking.cases t where t.id = ?`,
+        [JSON.stringify(overrides), templateId],
+      );
+      await knex.raw(
+        `update booking.cases set created_at = ?::timestamptz + ? * interval '1 microsecond' where id = ?`,
+        [createdAt, generated.createdMicros, id],
+      );
+      await knex('booking.case_contacts').insert({
+        case_id: id,
+        role: 'customer',
+        type: 1,
+        data: JSON.stringify({ firstName: generated.customer }),
+      });
+      if (generated.tags.length)
+        await knex('booking.case_tags').insert(
+          generated.tags.map((name) => ({ case_id: id, tag_id: tagIds.get(name) })),
+        );
+    }
+    // Cases that change scope or go keep the scopes' kept counts, and the scopes their tags keep,
+    // exact as well: tagged before the change, and after it.
+    const last = templateId + cases.length;
+    const tagAll = (id: number) =>
+      knex('booking.case_tags')
+        .insert(TAGS.map((name) => ({ case_id: id, tag_id: tagIds.get(name) })))
+        .onConflict(['case_id', 'tag_id'])
+        .ignore();
+    await tagAll(last);
+    await knex('booking.cases').where({ id: last }).update({ partner_id: 2, service_provider_id: 11 });
+    await knex('booking.cases')
+      .where({ id: last - 1 })
+      .update({ partner_id: 1, service_provider_id: 10 });
+    await tagAll(last - 1);
+    await knex('booking.cases')
+      .where({ id: last - 2 })
+      .update({ service_provider_id: 11 });
+    await knex.raw(
+      `insert into booking.cases select (jsonb_populate_record(null::booking.cases, to_jsonb(t) || jsonb_build_object('id', ?::int, 'guid', gen_random_uuid()))).*
+       from booking.cases t where t.id = ?`,
+      [last + 1, templateId],
+    );
+    await tagAll(last + 1);
+    await knex('booking.cases')
+      .where({ id: last + 1 })
+      .delete();
+  });
+  afterAll(() => hub.stop());
+
+  /** The reference: each filter as the plainest SQL that says it, over the caller's cases, in id order. */
+  async function referenceGuids(filters: Record<string, unknown>, caller: Caller = PROVIDER): Promise<string[]> {
+    const query = knex('booking.cases as c').orderBy('c.id');
+    if (caller.role === 'partner') query.where('c.partner_id', caller.partnerId!);
+    if (caller.role === 'provider') query.where('c.service_provider_id', caller.providerId!);
+    const anyOf = (value: unknown) => (Array.isArray(value) ? value : [value]).map(String);
+    // knex takes a raw expression where whereIn names its column; its types admit only a name.
+    const expression = (sql: string) => knex.raw(sql) as unknown as string;
+    for (const [field, value] of Object.entries(filters)) {
+      if (field === 'currentStatus') query.whereIn('c.current_status', anyOf(value));
+      if (field === 'partnerId') query.where('c.partner_id', value as number);
+      if (field === 'createdAt') {
+        const range = value as { $gt?: string; $lt?: string };
+        if (range.$gt) query.where('c.created_at', '>', range.$gt);
+        if (range.$lt) query.where('c.created_at', '<', range.$lt);
+      }
+      if (field === 'orderData.store') query.whereIn(expression("c.order_data ->> 'store'"), anyOf(value));
+      if (field === 'orderData.meta.store')
+        query.whereIn(expression("c.order_data -> 'meta' ->> 'store'"), anyOf(value));
+      if (field === 'tags')
+        for (const name of value as string[])
+          query.whereExists((tagged) => {
+            tagged
+              .from('booking.case_tags as ct')
+              .join('booking.tags as t', 't.id', 'ct.tag_id')
+              .whereRaw('ct.case_id = c.id and lower(t.name) = lower(?)', [name]);
+          });
+      if (field === 'commonSearch') {
+        const pattern = `%${String(value).replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+        query.whereRaw(
+          `(c.guid::text ilike :p escape '\\' or c.order_data::text ilike :p escape '\\' or c.product_data::text ilike :p escape '\\'
+         or exists (select 1 from booking.case_contacts cc where cc.case_id = c.id and cc.data::text ilike :p escape '\\'))`.replace(
+            /:p/g,
+            '?',
+          ),
+          [pattern, pattern, pattern, pattern],
+        );
+      }
+    }
+    return (await query.pluck('c.guid')) as string[];
+  }
+
+  interface SearchAnswer {
+    data: Array<{ guid: string }>;
+    pagination: { offset: number; count: number; next: string | null };
+  }
+
+  const search = (params: Record<string, unknown>) =>
+    hub.broker.call('booking.search', params, { meta: { caller: PROVIDER } }) as Promise<SearchAnswer>;
+
+  /**
+   * Every page from the first, each after the cursor the one before gave, each checked for the
+   * count and for the offset of its first case; answers the guids in the order found.
+   */
+  async function walkAfterCursors(
+    searchPage: (pagination: Record<string, unknown>) => Promise<SearchAnswer>,
+    limit: number,
+    count: number,
+  ): Promise<string[]> {
+    const walked: string[] = [];
+    let pagination: Record<string, unknown> = { limit };
+    for (;;) {
+      const page = await searchPage(pagination);
+      expect(page.pagination.count).toBe(count);
+      expect(page.pagination.offset).toBe(walked.length);
+      walked.push(...page.data.map((found) => found.guid));
+      if (page.pagination.next === null) return walked;
+      pagination = { limit, after: page.pagination.next };
+    }
+  }
+
+  describe('search-cases against a plain reference query', () => {
+    it('finds the same cases in the same order, walked after cursors, with the same count', async () => {
+      await fc.assert(
+        fc.asyncProperty(filtersArb, fc.integer({ min: 1, max: 7 }), async (filters, limit) => {
+          const expected = await referenceGuids(filters);
+          const walked = await walkAfterCursors(
+            (pagination) => search({ filters, pagination }),
+            limit,
+            expected.length,
+          );
+          expect(walked).toEqual(expected);
+        }),
+        { numRuns: 40 },
+      );
+    });
+
+    it('answers the reference slice at any offset', async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          filtersArb,
+          fc.integer({ min: 0, max: 40 }),
+          fc.integer({ min: 1, max: 10 }),
+          async (filters, offset, limit) => {
+            const expected = await referenceGuids(filters);
+            const page = await search({ filters, pagination: { offset, limit } });
+            expect(page.pagination).toEqual({
+              offset,
+              count: expected.length,
+              next: offset + limit < expected.length ? expect.any(String) : null,
+            });
+            expect(page.data.map((found) => found.guid)).toEqual(expected.slice(offset, offset + limit));
+          },
+        ),
+        { numRuns: 40 },
+      );
+    });
+
+    // Each caller's scope, unfiltered (its count kept by booking.case_counts) or not, each way of
+    // taking a page (from every match sorted, up to a bound of matches, or by walking the scope),
+    // and each way of finding a tag's cases (looked up by id when its entries are few, or not).
+    it('holds for every scope and both ways of taking a page or finding tags', async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.constantFrom(PROVIDER, PARTNER, ADMIN),
+          fc.oneof(fc.constant({}), filtersArb),
+          fc.constantFrom(0, 10_000),
+          fc.constantFrom(0, 5, 10_000),
+          fc.integer({ min: 1, max: 9 }),
+          async (caller, filters, sortedInFull, probedUpTo, limit) => {
+            const options = { sortedInFull, probedUpTo };
+            const expected = await referenceGuids(filters, caller);
+            const walked = await walkAfterCursors(
+              (pagination) => searchCases(knex, caller, { filters, pagination }, null, options),
+              limit,
+              expected.length,
+            );
+            expect(walked).toEqual(expected);
+            const offset = Math.floor(expected.length / 2);
+            const page = await searchCases(knex, caller, { filters, pagination: { offset, limit } }, null, options);
+            expect(page.data.map((found) => found.guid)).toEqual(expected.slice(offset, offset + limit));
+          },
+        ),
+        { numRuns: 60 },
+      );
+    });
+
+    it('keeps every tag in the scope of its case', async () => {
+      const [{ misplaced }] = await knex('booking.case_tags as ct')
+        .join('booking.cases as c', 'c.id', 'ct.case_id')
+        .whereRaw('(ct.partner_id, ct.service_provider_id) is distinct from (c.partner_id, c.service_provider_id)')
+        .count({ misplaced: '*' });
+      expect(Number(misplaced)).toBe(0);
+    });
+  });
+}
