@@ -99,6 +99,7 @@ async function openEmbedded(options: EmbeddedDatabaseOptions, warn: (message: st
   /* eslint-disable @typescript-eslint/no-require-imports */
   const { PGlite } = require('@electric-sql/pglite') as PGliteModule;
   const { pg_trgm } = require('@electric-sql/pglite/contrib/pg_trgm');
+  const { btree_gin } = require('@electric-sql/pglite/contrib/btree_gin');
   const { PGLiteSocketServer } = require('@electric-sql/pglite-socket');
   /* eslint-enable @typescript-eslint/no-require-imports */
 
@@ -106,7 +107,7 @@ async function openEmbedded(options: EmbeddedDatabaseOptions, warn: (message: st
   const pglite = await PGlite.create({
     dataDir: options.dataDir,
     loadDataDir: options.template,
-    extensions: { pg_trgm },
+    extensions: { pg_trgm, btree_gin },
   });
   const server = new PGLiteSocketServer({ db: pglite, host: '127.0.0.1', port: 0, maxConnections: 1 });
   await server.start();
