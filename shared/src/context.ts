@@ -12,6 +12,8 @@ interface HubContext {
   clock: HubClock;
   embedded?: EmbeddedDatabaseOptions;
   database?: Promise<Database>;
+  /** The first start's world is still loading: its accounts and reference data are not there yet. */
+  loadingFirstWorld?: boolean;
 }
 
 const contexts = new WeakMap<ServiceBroker, HubContext>();
@@ -46,4 +48,17 @@ export function databaseOf(broker: ServiceBroker): Promise<Database> {
 /** The database if one was opened; closing a broker closes it. */
 export function openedDatabaseOf(broker: ServiceBroker): Promise<Database> | undefined {
   return contexts.get(broker)?.database;
+}
+
+/** Marks the first start's world as loading (true) or loaded (false); see `isServing`. */
+export function setLoadingFirstWorld(broker: ServiceBroker, loading: boolean): void {
+  contextOf(broker).loadingFirstWorld = loading;
+}
+
+/**
+ * Whether the process serves requests: its services have started and the world it loads on a
+ * first start is in, so a demo token is known by the time the hub answers at all.
+ */
+export function isServing(broker: ServiceBroker): boolean {
+  return broker.started && !contexts.get(broker)?.loadingFirstWorld;
 }

@@ -6,7 +6,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ServiceBroker, ServiceSchema } from 'moleculer';
-import { openedDatabaseOf } from './context';
+import { isServing, openedDatabaseOf } from './context';
 import { isTransporterReachable } from './transporter-link';
 import { PROMETHEUS_CONTENT_TYPE, prometheusReporterOf, type ScrapedPrometheusReporter } from './metrics';
 
@@ -15,10 +15,10 @@ export interface Readiness {
   checks: Record<string, string>;
 }
 
-/** Ready when the local services have started, the transporter is connected and this process's database (if any) answers. */
+/** Ready when the local services have started (and the first start's world is in), the transporter is connected and this process's database (if any) answers. */
 export async function readiness(broker: ServiceBroker): Promise<Readiness> {
   const checks: Record<string, string> = {};
-  checks.services = broker.started ? 'ok' : 'starting';
+  checks.services = isServing(broker) ? 'ok' : 'starting';
   checks.transporter = isTransporterReachable(broker) ? 'ok' : 'down';
   const database = openedDatabaseOf(broker);
   if (database) {

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { BrokerOptions, ServiceBroker, ServiceSchema } from 'moleculer';
 import { createHubBroker } from './broker';
+import { setLoadingFirstWorld } from './context';
 import type { HubConfig, ServiceName } from './config';
 import type { EmbeddedDatabaseOptions } from './db';
 import { healthServiceSchema } from './health';
@@ -41,16 +42,23 @@ export async function startHub(config: HubConfig, options: StartOptions = {}): P
   }
   if (config.healthPort !== undefined && !config.services.includes('gateway'))
     broker.createService(healthServiceSchema(config.healthPort, config.host));
-  await broker.start();
   const world = options.initialWorld ?? (config.loadDemoWorld ? readWorld(DEMO_WORLD_FILE) : undefined);
-  if (world && config.services.includes('catalog') && !(await broker.call('catalog.hasWorld'))) {
-    // The first-start world is loaded with what this process runs; an explicit load is strict.
-    const { data } = (await broker.call('catalog.loadWorld', { world, skipUnowned: true })) as {
-      data: { skipped?: string[] };
-    };
-    if (data.skipped)
-      broker.logger.warn(`World loaded without ${data.skipped.join(', ')}: no running service loads them`);
-    else broker.logger.info('Loaded the initial world');
+  const loadsWorld = world !== undefined && config.services.includes('catalog');
+  // Requests wait (503, as while starting) for the world, rather than meet unknown tokens.
+  setLoadingFirstWorld(broker, loadsWorld);
+  await broker.start();
+  try {
+    if (loadsWorld && !(await broker.call('catalog.hasWorld'))) {
+      // The first-start world is loaded with what this process runs; an explicit load is strict.
+      const { data } = (await broker.call('catalog.loadWorld', { world, skipUnowned: true })) as {
+        data: { skipped?: string[] };
+      };
+      if (data.skipped)
+        broker.logger.warn(`World loaded without ${data.skipped.join(', ')}: no running service loads them`);
+      else broker.logger.info('Loaded the initial world');
+    }
+  } finally {
+    setLoadingFirstWorld(broker, false);
   }
   return broker;
 }

@@ -24,6 +24,7 @@ import {
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENCY_KEY_MAX_LENGTH,
   isAccessLevel,
+  isServing,
   NotFoundError,
   OLDER_VERSIONS_DEPRECATION,
   OLDER_VERSIONS_SUNSET,
@@ -361,8 +362,9 @@ function sendRendered(this: GatewayThis, req: HubRequest, res: ServerResponse, e
 }
 
 /**
- * The server listens while the process's other services still start, before their routes exist:
- * a request then gets 503 with Retry-After, which clients retry, not the 404 of an unknown route.
+ * The server listens while the process's other services still start, before their routes exist,
+ * and on a first start before its world (accounts and tokens) is in: a request then gets 503
+ * with Retry-After, which clients retry, not the 404 of an unknown route or a 401.
  */
 function answerStarting(this: GatewayThis, req: HubRequest, res: ServerResponse) {
   assignRequestId.call(this, req, res, () => undefined);
@@ -775,7 +777,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
           connectionsCheckingInterval: HTTP_TIMEOUTS.checkIntervalMs,
         },
         (req, res) => {
-          if (!this.broker.started && !req.url?.startsWith(`${HEALTH_PATH}/`)) {
+          if (!isServing(this.broker) && !req.url?.startsWith(`${HEALTH_PATH}/`)) {
             answerStarting.call(this, req as HubRequest, res);
             return;
           }
