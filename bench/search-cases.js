@@ -6,11 +6,13 @@
  *
  * Cases are grown with SQL from one booked case per partner (generate_series, not row by row),
  * with a customer contact, a first status and tags, then analysed and vacuumed as a settled table
- * would be. The search indexes (migrations 20261126100000 and 20261129100000) are dropped while
- * the rows go in, as a bulk import would; the searches run without them (`before`), then the
- * migrations build them (CREATE INDEX CONCURRENTLY on the grown table, timed) and they run again
- * (`after`). The kept count of each scope (20261129100100) stays: the search reads it. `commonSearch` also
- * runs raw in its first form (one OR with the contacts in an EXISTS) both times.
+ * would be. The search indexes (migrations 20261126100000, 20261129100000, 20261130100200 and
+ * 20261130100300) are dropped while the rows go in, as a bulk import would; the searches run
+ * without them (`before`), then the migrations build them (CREATE INDEX CONCURRENTLY on the
+ * grown table, timed) and they run again (`after`). The kept count of each scope
+ * (20261129100100) and the scopes the case tags keep (20261130100000) stay: the search reads
+ * them. `commonSearch` also runs raw in its first form (one OR with the contacts in an EXISTS)
+ * both times.
  *
  * Run after `npm run build`: `BENCH_POSTGRES_URL=postgres://... node bench/search-cases.js`
  * (a fresh database is created there and dropped afterwards; without it the embedded database
@@ -26,6 +28,8 @@ const { loadConfig, startHub, readWorld, DEMO_WORLD_FILE, databaseOf } = require
 const searchIndexes = [
   require('../services/booking/dist/migrations/20261126100000_index_case_search'),
   require('../services/booking/dist/migrations/20261129100000_index_cases_by_created_at'),
+  require('../services/booking/dist/migrations/20261130100200_index_case_tags_by_scope'),
+  require('../services/booking/dist/migrations/20261130100300_index_order_data_by_scope'),
 ];
 
 const { quick, percentile, ratio, runBenchmark } = require('./lib/benchmark');
