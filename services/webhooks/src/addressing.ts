@@ -44,17 +44,6 @@ export interface PartyWebhook {
   payload: Record<string, unknown>;
 }
 
-export interface PlannedDelivery {
-  eventId: string;
-  webhookId: string;
-  subscriptionId: number;
-  eventType: WebhookEventType;
-  caseGuid: string | null;
-  caseSequence: number | null;
-  payload: Record<string, unknown>;
-  occurredAt: string;
-}
-
 const SAME_TYPE: Record<string, WebhookEventType> = {
   [DOMAIN_EVENTS.COST_PROPOSAL_CREATED]: 'costProposal.created',
   [DOMAIN_EVENTS.COST_PROPOSAL_REACTED]: 'costProposal.reacted',
@@ -198,29 +187,12 @@ export function subscriptionTakes(subscription: AddressableSubscription, webhook
   return transitionMatches(subscription.statusTransitions, prevKey, key);
 }
 
-/** A webhook stored in its party's feed, with the party's number for the event in its case. */
-export interface NumberedWebhook extends AddressedWebhook {
-  caseSequence: number | null;
-}
-
-/** The deliveries of stored webhooks: one per subscription of the webhook's party that takes it. */
-export function deliveriesOf(webhooks: NumberedWebhook[], subscriptions: AddressableSubscription[]): PlannedDelivery[] {
-  const planned: PlannedDelivery[] = [];
-  for (const webhook of webhooks) {
-    for (const subscription of subscriptions) {
+/** The subscriptions of the webhook's party that are sent it: those that take its type (and transition). */
+export function takersOf(webhook: AddressedWebhook, subscriptions: AddressableSubscription[]): number[] {
+  return subscriptions
+    .filter((subscription) => {
       const party = partyOfSubscription(subscription);
-      if (!party || !sameParty(party, webhook.party) || !subscriptionTakes(subscription, webhook)) continue;
-      planned.push({
-        eventId: webhook.event.id,
-        webhookId: webhook.webhookId,
-        subscriptionId: subscription.id,
-        eventType: webhook.eventType,
-        caseGuid: webhook.event.caseGuid,
-        caseSequence: webhook.caseSequence,
-        payload: webhook.payload,
-        occurredAt: webhook.event.occurredAt,
-      });
-    }
-  }
-  return planned;
+      return party && sameParty(party, webhook.party) && subscriptionTakes(subscription, webhook);
+    })
+    .map((subscription) => subscription.id);
 }

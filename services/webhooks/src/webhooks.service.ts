@@ -26,8 +26,8 @@ import { adminActions } from './admin.actions';
 import { feedActions } from './feed.actions';
 import { healthActions } from './health.actions';
 import { deliveryRetention } from './retention';
-import { deliveriesOf, partiesOf, webhooksOf } from './addressing';
-import { appendToFeeds } from './feed.store';
+import { partiesOf, takersOf, webhooksOf } from './addressing';
+import { storeWebhooks } from './feed.store';
 import { AmqpChannels } from './amqp-sender';
 import { sendHttp } from './http-sender';
 import type { AttemptOutcome } from './outcome';
@@ -41,7 +41,6 @@ import {
   type ClaimedDelivery,
   type DeliveryRow,
   type HeldLease,
-  insertDeliveries,
   recordAttempts,
   releaseLeases,
   type SubscriptionRow,
@@ -147,18 +146,14 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
           ? await ctx.call<Record<number, StatusRules>, { partnerIds: number[] }>('catalog.statusRules', { partnerIds })
           : {};
         const subscriptions = (await subscriptionsInAudience(this.db.knex, partnerIds, providerIds)).map(addressable);
-        const webhooks = events.flatMap((event) =>
-          webhooksOf(event, (partnerId) => rules[partnerId] ?? { mappings: {}, blacklist: [] }),
-        );
         // The feed and the deliveries of a webhook commit together, so a webhook sent is always in the feed.
-        const stored = await inTransaction(this.db.knex, async (trx) => {
-          const numbered = await appendToFeeds(trx, webhooks);
-          return insertDeliveries(
-            trx,
-            deliveriesOf(numbered, subscriptions),
-            this.config.webhookRetryScheduleMs[0] ?? 0,
-          );
-        });
+        const stored = await storeWebhooks(
+          this.db.knex,
+          events
+            .flatMap((event) => webhooksOf(event, (partnerId) => rules[partnerId] ?? { mappings: {}, blacklist: [] }))
+            .map((webhook) => ({ ...webhook, subscriptionIds: takersOf(webhook, subscriptions) })),
+          this.config.webhookRetryScheduleMs[0] ?? 0,
+        );
         if (stored > 0) this.pump();
         return { events: events.length, deliveries: stored };
       },

@@ -5,7 +5,7 @@
  * so that per-subscription limits hold over all of them.
  */
 import type { Knex } from 'knex';
-import type { AddressableSubscription, PlannedDelivery, StatusTransitionRule } from './addressing';
+import type { AddressableSubscription, StatusTransitionRule } from './addressing';
 import type { AttemptOutcome } from './outcome';
 
 export type SubscriptionState = 'active' | 'paused' | 'disabled' | 'removed';
@@ -77,32 +77,6 @@ export async function subscriptionsInAudience(
       if (partnerIds.length) where.orWhereIn('partner_id', partnerIds);
       if (providerIds.length) where.orWhereIn('provider_id', providerIds);
     });
-}
-
-/** Stores planned deliveries; a delivery already stored (a repeated ingest) is left as it is. */
-export async function insertDeliveries(knex: Knex, planned: PlannedDelivery[], firstDelayMs: number): Promise<number> {
-  let inserted = 0;
-  for (let start = 0; start < planned.length; start += 500) {
-    const rows = planned.slice(start, start + 500).map((item) => ({
-      event_id: item.eventId,
-      webhook_id: item.webhookId,
-      subscription_id: item.subscriptionId,
-      event_type: item.eventType,
-      case_guid: item.caseGuid,
-      case_sequence: item.caseSequence,
-      payload: JSON.stringify(item.payload),
-      // Milliseconds, as the row's time travels through JavaScript to find its partition again.
-      occurred_at: knex.raw("date_trunc('milliseconds', ?::timestamptz)", [item.occurredAt]),
-      next_attempt_at: knex.raw(`now() + (? * interval '1 millisecond')`, [firstDelayMs]),
-    }));
-    const result = await knex('webhooks.deliveries')
-      .insert(rows)
-      .onConflict(['event_id', 'subscription_id', 'event_type', 'occurred_at'])
-      .ignore()
-      .returning('id');
-    inserted += result.length;
-  }
-  return inserted;
 }
 
 /** A lease this worker holds: a delivery queued, in flight, or finished and not recorded yet. */

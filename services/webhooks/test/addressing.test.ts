@@ -4,7 +4,7 @@
  * transition rules).
  */
 import type { DomainEvent, StatusRules } from '@hub/shared';
-import { type AddressableSubscription, deliveriesOf, transitionMatches, webhooksOf } from '../src/addressing';
+import { type AddressableSubscription, takersOf, transitionMatches, webhooksOf } from '../src/addressing';
 import { domainEvent, statusAdded } from './support/events';
 
 const partnerRules: StatusRules = {
@@ -19,9 +19,8 @@ function planDeliveries(
   subscriptions: AddressableSubscription[],
   rules: (partnerId: number) => StatusRules,
 ) {
-  return deliveriesOf(
-    webhooksOf(event, rules).map((webhook) => ({ ...webhook, caseSequence: null })),
-    subscriptions,
+  return webhooksOf(event, rules).flatMap((webhook) =>
+    takersOf(webhook, subscriptions).map((subscriptionId) => ({ ...webhook, subscriptionId })),
   );
 }
 

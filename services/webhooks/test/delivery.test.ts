@@ -3,6 +3,7 @@
  * signature, headers, idempotent ingest, every failure answer, the dead letter and the
  * redeliveries, order per case and the per-subscription concurrency limit.
  */
+import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { databaseOf, type DomainEvent } from '@hub/shared';
 import { DEMO_TOKENS, startTestHub, type TestHub, waitFor } from '../../../test/support/hub';
@@ -179,6 +180,38 @@ describe('ingest', () => {
     expect(new Set(at('/once').map((request) => request.headers['webhook-id']))).toEqual(
       new Set(events.map((event) => event.id)),
     );
+  });
+
+  it("stores an event handed over again once in each party's feed and once per subscription, new ones after it without a gap", async () => {
+    const partner = await subscribe('/again-partner', { eventTypes: ['message.created'] });
+    const provider = await subscribe('/again-provider', { eventTypes: ['message.created'] }, 6);
+    const caseGuid = randomUUID();
+    const [first, second, third] = [1, 2, 3].map((id) =>
+      domainEvent('message.created', { partnerId: 2, providerId: 20 }, { id, content: `message ${id}` }, caseGuid),
+    );
+    expect(await ingest([first])).toEqual({ events: 1, deliveries: 2 });
+    // Again alone, and again in a batch of new events (an answer lost, a lease run out).
+    expect(await ingest([first])).toEqual({ events: 1, deliveries: 0 });
+    expect(await ingest([second, first, third])).toEqual({ events: 3, deliveries: 4 });
+
+    const { knex } = await databaseOf(hub.broker);
+    for (const [kind, id] of [
+      ['partner', 2],
+      ['provider', 20],
+    ] as const) {
+      const feed = (await knex('webhooks.feed')
+        .where({ party_kind: kind, party_id: id, case_guid: caseGuid })
+        .orderBy('position')) as Array<{ event_id: string; position: number; case_sequence: number }>;
+      expect(feed.map((row) => row.event_id)).toEqual([first.id, second.id, third.id]);
+      expect(feed.map((row) => row.position - feed[0].position)).toEqual([0, 1, 2]);
+      expect(feed.map((row) => row.case_sequence)).toEqual([1, 2, 3]);
+    }
+    for (const subscription of [partner, provider]) {
+      await settled(subscription.id, 'succeeded', 3);
+      expect((await deliveries(subscription.id)).map((delivery) => delivery.eventId).sort()).toEqual(
+        [first.id, second.id, third.id].sort(),
+      );
+    }
   });
 
   it('reaches only the subscriptions of the audience and the types they name', async () => {

@@ -23,8 +23,8 @@ import {
 } from '../../../shared/src';
 import { createServerDatabase } from '../../../test/support/hub';
 import { deliveryRetention } from '../src/retention';
-import type { PlannedDelivery } from '../src/addressing';
-import { claimDue, insertDeliveries, recordAttempts } from '../src/webhooks.store';
+import { storeWebhooks, type WebhookToStore } from '../src/feed.store';
+import { claimDue, recordAttempts } from '../src/webhooks.store';
 
 const DAY = 86_400_000;
 const SUBSCRIPTION = 7;
@@ -84,17 +84,24 @@ export function partitionsSuite(infra: boolean): void {
   const retention = () => runRetention({ database, schema: 'webhooks', policy, clock, batchSize: 2 });
   const spans = async (table: string) =>
     (await partitionsOf(knex(), table)).map(({ from, to }) => [from.getTime() - today, to.getTime() - today]);
-  const delivery = (occurredAt: Date, caseGuid = randomUUID()): PlannedDelivery => {
-    const eventId = randomUUID();
+  /** A webhook of an event at `occurredAt`, to one subscription: one delivery. */
+  const delivery = (occurredAt: Date, caseGuid = randomUUID()): WebhookToStore => {
+    const id = randomUUID();
     return {
-      eventId,
-      webhookId: eventId,
-      subscriptionId: SUBSCRIPTION,
+      party: { kind: 'partner', id: 1 },
+      event: {
+        id,
+        type: 'case.statusAdded',
+        source: 'booking',
+        occurredAt: occurredAt.toISOString(),
+        caseGuid,
+        audience: { partnerId: 1 },
+        payload: {},
+      },
       eventType: 'status.new',
-      caseGuid,
-      caseSequence: 1,
-      payload: { eventId },
-      occurredAt: occurredAt.toISOString(),
+      webhookId: id,
+      payload: { eventId: id },
+      subscriptionIds: [SUBSCRIPTION],
     };
   };
   const placed = async () =>
@@ -132,9 +139,9 @@ export function partitionsSuite(infra: boolean): void {
     // An event far older than any partition (a backlog handed on late) goes to the default partition.
     const late = delivery(new Date(today - 10 * DAY));
     const all = [delivered, dead, retrying, waiting, late];
-    expect(await insertDeliveries(knex(), all, 0)).toBe(5);
-    // A repeated hand-over stores nothing new: the unique key holds the event's time.
-    expect(await insertDeliveries(knex(), all, 0)).toBe(0);
+    expect(await storeWebhooks(knex(), all, 0)).toBe(5);
+    // A repeated hand-over stores nothing new.
+    expect(await storeWebhooks(knex(), all, 0)).toBe(0);
 
     const claimed = await claimDue(knex(), 10, 60_000, [], 1);
     const byEvent = new Map(claimed.map((one) => [one.delivery.event_id, one.delivery]));
@@ -148,29 +155,29 @@ export function partitionsSuite(infra: boolean): void {
       retryInMs,
     });
     await recordAttempts(knex(), [
-      outcome(delivered.eventId, true),
-      outcome(dead.eventId, false),
-      outcome(retrying.eventId, false, 3_600_000),
-      outcome(late.eventId, true),
+      outcome(delivered.event.id, true),
+      outcome(dead.event.id, false),
+      outcome(retrying.event.id, false, 3_600_000),
+      outcome(late.event.id, true),
     ]);
     const partition = `webhooks.deliveries_p${new Date(today).toISOString().replace(/[-:.]/g, '').toLowerCase()}`;
     const attemptsPartition = partition.replace('deliveries_', 'attempts_');
     const before = await placed();
-    expect(before[delivered.eventId]).toMatchObject({ state: 'succeeded', partition, attempts: 1 });
-    expect(before[delivered.eventId].attempt_partitions).toEqual([attemptsPartition]);
-    expect(before[dead.eventId]).toMatchObject({ state: 'dead', partition, attempts: 1 });
-    expect(before[retrying.eventId]).toMatchObject({ state: 'pending', partition, attempts: 1 });
-    expect(before[waiting.eventId]).toMatchObject({ state: 'pending', partition, attempts: 0 });
-    expect(before[late.eventId]).toMatchObject({ state: 'succeeded', partition: 'webhooks.deliveries_default' });
+    expect(before[delivered.event.id]).toMatchObject({ state: 'succeeded', partition, attempts: 1 });
+    expect(before[delivered.event.id].attempt_partitions).toEqual([attemptsPartition]);
+    expect(before[dead.event.id]).toMatchObject({ state: 'dead', partition, attempts: 1 });
+    expect(before[retrying.event.id]).toMatchObject({ state: 'pending', partition, attempts: 1 });
+    expect(before[waiting.event.id]).toMatchObject({ state: 'pending', partition, attempts: 0 });
+    expect(before[late.event.id]).toMatchObject({ state: 'succeeded', partition: 'webhooks.deliveries_default' });
     // The retry's lease ends with its record; the waiting one is still leased by the claim above.
-    await knex()('webhooks.deliveries').where({ event_id: waiting.eventId }).update({ lease_until: null });
+    await knex()('webhooks.deliveries').where({ event_id: waiting.event.id }).update({ lease_until: null });
 
     // 29 days on nothing has reached its period.
     realNow += 29 * DAY;
     expect(await retention()).toEqual(
       expect.arrayContaining([{ rule: 'delivered webhooks', table: 'webhooks.deliveries', removed: 0 }]),
     );
-    expect(Object.keys(await placed()).sort()).toEqual(all.map(({ eventId }) => eventId).sort());
+    expect(Object.keys(await placed()).sort()).toEqual(all.map(({ event }) => event.id).sort());
 
     // Past the delivered period for the whole first span: its partitions go, the rows still kept move.
     realNow += 3 * DAY;
@@ -178,14 +185,14 @@ export function partitionsSuite(infra: boolean): void {
     expect(runs.find(({ rule }) => rule === 'delivered webhooks')?.removed).toBe(2);
     expect(runs.find(({ rule }) => rule === 'dead letters')?.removed).toBe(0);
     const after = await placed();
-    expect(Object.keys(after).sort()).toEqual([dead.eventId, retrying.eventId, waiting.eventId].sort());
+    expect(Object.keys(after).sort()).toEqual([dead.event.id, retrying.event.id, waiting.event.id].sort());
     for (const kept of [dead, retrying, waiting])
-      expect(after[kept.eventId]).toMatchObject({
-        state: before[kept.eventId].state,
-        attempts: before[kept.eventId].attempts,
+      expect(after[kept.event.id]).toMatchObject({
+        state: before[kept.event.id].state,
+        attempts: before[kept.event.id].attempts,
         partition: 'webhooks.deliveries_default',
       });
-    expect(after[dead.eventId].attempt_partitions).toEqual(['webhooks.attempts_default']);
+    expect(after[dead.event.id].attempt_partitions).toEqual(['webhooks.attempts_default']);
     // The first two spans are gone, the third is not past its period yet; the run of day 29 made
     // days 29 and 30 and this one days 32 and 33, the days between went to no partition.
     const days = (from: number, to: number) =>
@@ -196,19 +203,19 @@ export function partitionsSuite(infra: boolean): void {
 
     // A pending delivery moved to the default partition is claimed and recorded as any other.
     await knex()('webhooks.deliveries')
-      .where({ event_id: retrying.eventId })
+      .where({ event_id: retrying.event.id })
       .update({ next_attempt_at: new Date(0) });
     const again = await claimDue(knex(), 10, 60_000, [], 1);
-    expect(again.map(({ delivery }) => delivery.event_id).sort()).toEqual([retrying.eventId, waiting.eventId].sort());
+    expect(again.map(({ delivery }) => delivery.event_id).sort()).toEqual([retrying.event.id, waiting.event.id].sort());
     byEvent.clear();
     for (const { delivery: row } of again) byEvent.set(row.event_id, row);
-    await recordAttempts(knex(), [outcome(retrying.eventId, true), outcome(waiting.eventId, true)]);
-    expect((await placed())[retrying.eventId]).toMatchObject({ state: 'succeeded', attempts: 2 });
+    await recordAttempts(knex(), [outcome(retrying.event.id, true), outcome(waiting.event.id, true)]);
+    expect((await placed())[retrying.event.id]).toMatchObject({ state: 'succeeded', attempts: 2 });
 
     // The dead letter goes at 90 days with its attempt, from the default partition, row by row.
     realNow += 57 * DAY;
     expect((await retention()).find(({ rule }) => rule === 'dead letters')?.removed).toBe(0);
-    expect(Object.keys(await placed())).toContain(dead.eventId);
+    expect(Object.keys(await placed())).toContain(dead.event.id);
     realNow += 2 * DAY;
     expect((await retention()).find(({ rule }) => rule === 'dead letters')?.removed).toBe(1);
     expect(await placed()).toEqual({});
@@ -293,7 +300,7 @@ export function partitionsSuite(infra: boolean): void {
       },
     ]);
     // The ids go on from the same sequence, and the moved pending delivery is claimed as any other.
-    expect(await insertDeliveries(sql, [delivery(new Date())], 0)).toBe(1);
+    expect(await storeWebhooks(sql, [delivery(new Date())], 0)).toBe(1);
     expect(Number((await sql('webhooks.deliveries').max({ id: 'id' }))[0].id)).toBeGreaterThan(stored[1].id);
     const claimed = await claimDue(sql, 10, 60_000, [], 1);
     expect(claimed.map(({ delivery: row }) => row.webhook_id)).toContain('w2');
