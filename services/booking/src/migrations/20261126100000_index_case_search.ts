@@ -10,7 +10,7 @@
  * Built concurrently so a hub holding millions of cases keeps taking writes while they build.
  */
 import type { Knex } from 'knex';
-import { createIndexesConcurrently, dropIndexesConcurrently } from '../concurrent-indexes';
+import { createIndexesConcurrently, dropIndexesConcurrently } from '@hub/shared';
 
 export const config = { transaction: false };
 
@@ -30,9 +30,9 @@ const INDEXES: Record<string, string> = {
 
 export async function up(knex: Knex): Promise<void> {
   await knex.raw('create extension if not exists pg_trgm');
-  await createIndexesConcurrently(knex, INDEXES);
+  await createIndexesConcurrently(knex, 'booking', INDEXES);
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await dropIndexesConcurrently(knex, Object.keys(INDEXES));
+  await dropIndexesConcurrently(knex, 'booking', Object.keys(INDEXES));
 }

@@ -6,25 +6,25 @@
  * nothing else loses an index. Built and dropped concurrently, taking writes meanwhile.
  */
 import type { Knex } from 'knex';
-import { createIndexesConcurrently, dropIndexesConcurrently } from '../concurrent-indexes';
+import { createIndexesConcurrently, dropIndexesConcurrently } from '@hub/shared';
 
 export const config = { transaction: false };
 
 export async function up(knex: Knex): Promise<void> {
-  await createIndexesConcurrently(knex, {
+  await createIndexesConcurrently(knex, 'booking', {
     cases_partner_created: 'booking.cases (partner_id, created_at, id)',
     cases_provider_created: 'booking.cases (service_provider_id, created_at, id)',
   });
-  await dropIndexesConcurrently(knex, [
+  await dropIndexesConcurrently(knex, 'booking', [
     'cases_partner_id_created_at_index',
     'cases_service_provider_id_created_at_index',
   ]);
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await createIndexesConcurrently(knex, {
+  await createIndexesConcurrently(knex, 'booking', {
     cases_partner_id_created_at_index: 'booking.cases (partner_id, created_at)',
     cases_service_provider_id_created_at_index: 'booking.cases (service_provider_id, created_at)',
   });
-  await dropIndexesConcurrently(knex, ['cases_partner_created', 'cases_provider_created']);
+  await dropIndexesConcurrently(knex, 'booking', ['cases_partner_created', 'cases_provider_created']);
 }

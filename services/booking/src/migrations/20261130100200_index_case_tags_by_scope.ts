@@ -4,7 +4,7 @@
  * looks the cases up by id (see case-search.ts). Built concurrently, taking writes meanwhile.
  */
 import type { Knex } from 'knex';
-import { createIndexesConcurrently, dropIndexesConcurrently } from '../concurrent-indexes';
+import { createIndexesConcurrently, dropIndexesConcurrently } from '@hub/shared';
 
 export const config = { transaction: false };
 
@@ -14,9 +14,9 @@ const INDEXES: Record<string, string> = {
 };
 
 export async function up(knex: Knex): Promise<void> {
-  await createIndexesConcurrently(knex, INDEXES);
+  await createIndexesConcurrently(knex, 'booking', INDEXES);
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await dropIndexesConcurrently(knex, Object.keys(INDEXES));
+  await dropIndexesConcurrently(knex, 'booking', Object.keys(INDEXES));
 }

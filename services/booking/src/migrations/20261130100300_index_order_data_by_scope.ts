@@ -8,7 +8,7 @@
  * other GIN indexes have (20261128100000).
  */
 import type { Knex } from 'knex';
-import { createIndexesConcurrently, dropIndexesConcurrently } from '../concurrent-indexes';
+import { createIndexesConcurrently, dropIndexesConcurrently } from '@hub/shared';
 
 export const config = { transaction: false };
 
@@ -21,9 +21,9 @@ const INDEXES: Record<string, string> = {
 
 export async function up(knex: Knex): Promise<void> {
   await knex.raw('create extension if not exists btree_gin');
-  await createIndexesConcurrently(knex, INDEXES);
+  await createIndexesConcurrently(knex, 'booking', INDEXES);
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await dropIndexesConcurrently(knex, Object.keys(INDEXES));
+  await dropIndexesConcurrently(knex, 'booking', Object.keys(INDEXES));
 }
