@@ -19,22 +19,23 @@ import {
   type SqlFragment,
   UUID_PATTERN,
 } from '@hub/shared';
+import { isKept } from './custom-values.store';
 
 type Kind = 'uuid' | 'text' | 'number' | 'boolean' | 'date' | 'timestamp';
 
-/** The spec's searchable fields (4.8) and the column each reads. */
+/** The spec's searchable fields (4.8) and the column each reads, of the invoices' alias. */
 const FIELDS: Record<string, { column: string; kind: Kind }> = {
-  guid: { column: 'i.guid', kind: 'uuid' },
-  externalId: { column: 'i.external_id', kind: 'text' },
-  type: { column: 'i.type', kind: 'text' },
-  priceNet: { column: 'i.price_net', kind: 'number' },
-  currency: { column: 'i.currency', kind: 'text' },
-  dueDate: { column: 'i.due_date', kind: 'date' },
-  isSent: { column: 'i.is_sent', kind: 'boolean' },
-  isPaid: { column: 'i.is_paid', kind: 'boolean' },
-  status: { column: 'i.status', kind: 'text' },
-  createdAt: { column: 'i.created_at', kind: 'timestamp' },
-  updatedAt: { column: 'i.updated_at', kind: 'timestamp' },
+  guid: { column: 'guid', kind: 'uuid' },
+  externalId: { column: 'external_id', kind: 'text' },
+  type: { column: 'type', kind: 'text' },
+  priceNet: { column: 'price_net', kind: 'number' },
+  currency: { column: 'currency', kind: 'text' },
+  dueDate: { column: 'due_date', kind: 'date' },
+  isSent: { column: 'is_sent', kind: 'boolean' },
+  isPaid: { column: 'is_paid', kind: 'boolean' },
+  status: { column: 'status', kind: 'text' },
+  createdAt: { column: 'created_at', kind: 'timestamp' },
+  updatedAt: { column: 'updated_at', kind: 'timestamp' },
 };
 export const SEARCHABLE_FIELDS = [...Object.keys(FIELDS), 'customData', 'details'];
 
@@ -125,7 +126,7 @@ function isScalarOrNull(value: unknown): boolean {
 }
 
 /** customData equality per key, as one containment test so the GIN index answers it. */
-function customDataFilter(value: unknown, errors: FieldDetails): SqlFragment | undefined {
+function customDataFilter(column: string, value: unknown, errors: FieldDetails): SqlFragment | undefined {
   if (!isPlainObject(value) || Object.keys(value).length > FILTER_LIMITS.customDataKeys) {
     errors['filters.customData'] = [FIELD_MESSAGES.wrongFormat];
     return undefined;
@@ -139,11 +140,11 @@ function customDataFilter(value: unknown, errors: FieldDetails): SqlFragment | u
   }
   if (!valid) return undefined;
   if (Object.keys(value).length === 0) return { sql: 'true', bindings: [] };
-  return { sql: 'i.custom_data @> ?::jsonb', bindings: [JSON.stringify(value)] };
+  return { sql: `${column} @> ?::jsonb`, bindings: [JSON.stringify(value)] };
 }
 
 /** Invoices that have, for each object given, a detail line with those values. */
-function detailsFilter(value: unknown, errors: FieldDetails): SqlFragment | undefined {
+function detailsFilter(column: string, value: unknown, errors: FieldDetails): SqlFragment | undefined {
   const lines = Array.isArray(value) ? value : [value];
   let valid = lines.length > 0 && lines.length <= FILTER_LIMITS.detailLines;
   lines.forEach((line, index) => {
@@ -164,11 +165,14 @@ function detailsFilter(value: unknown, errors: FieldDetails): SqlFragment | unde
     errors['filters.details'] ??= [FIELD_MESSAGES.wrongFormat];
     return undefined;
   }
-  return { sql: 'i.details @> ?::jsonb', bindings: [JSON.stringify(lines)] };
+  return { sql: `${column} @> ?::jsonb`, bindings: [JSON.stringify(lines)] };
 }
 
-/** The filters of one find request as one SQL condition; throws the 400 envelope naming every bad filter. */
-export function translateFilters(filters: unknown): SqlFragment {
+/**
+ * The filters of one find request as one SQL condition on the invoices as `alias`; throws the 400
+ * envelope naming every bad filter.
+ */
+export function translateFilters(filters: unknown, alias = 'i'): SqlFragment {
   if (filters === undefined || filters === null) return allOf([]);
   if (!isPlainObject(filters)) throw new FieldsValidationError({ filters: [FIELD_MESSAGES.wrongFormat] });
   const errors: FieldDetails = {};
@@ -178,11 +182,11 @@ export function translateFilters(filters: unknown): SqlFragment {
   for (const [field, value] of Object.entries(filters)) {
     const at = `filters.${field}`;
     if (field === 'customData') {
-      add(customDataFilter(value, errors));
+      add(customDataFilter(`${alias}.custom_data`, value, errors));
       continue;
     }
     if (field === 'details') {
-      add(detailsFilter(value, errors));
+      add(detailsFilter(`${alias}.details`, value, errors));
       continue;
     }
     // Own keys only: `constructor` or `__proto__` must not find something on the prototype.
@@ -192,7 +196,7 @@ export function translateFilters(filters: unknown): SqlFragment {
       continue;
     }
     if (!isPlainObject(value)) {
-      add(comparison(spec.column, spec.kind, '$eq', value, at, errors));
+      add(comparison(`${alias}.${spec.column}`, spec.kind, '$eq', value, at, errors));
       continue;
     }
     if (Object.keys(value).length === 0) errors[at] = [FIELD_MESSAGES.wrongFormat];
@@ -201,18 +205,44 @@ export function translateFilters(filters: unknown): SqlFragment {
         errors[`${at}.${operator}`] = [FIELD_MESSAGES.notAccepted];
         continue;
       }
-      add(comparison(spec.column, spec.kind, operator as Operator, operand, `${at}.${operator}`, errors));
+      add(comparison(`${alias}.${spec.column}`, spec.kind, operator as Operator, operand, `${at}.${operator}`, errors));
     }
   }
   if (Object.keys(errors).length) throw new FieldsValidationError(errors);
   return allOf(fragments);
 }
 
-/** What a caller may find, as SQL: a partner its own cases' invoices, a provider those of its cases. */
-export function callerScope(caller: Caller): SqlFragment {
+/**
+ * What a caller may find, as SQL on rows with the invoice's scope as `alias`: a partner its own
+ * cases' invoices, a provider those of its cases.
+ */
+export function callerScope(caller: Caller, alias = 'i'): SqlFragment {
   if (caller.role === 'partner' && caller.partnerId !== null)
-    return { sql: 'i.partner_id = ?', bindings: [caller.partnerId] };
+    return { sql: `${alias}.partner_id = ?`, bindings: [caller.partnerId] };
   if (caller.role === 'provider' && caller.providerId !== null)
-    return { sql: 'i.provider_id = ?', bindings: [caller.providerId] };
+    return { sql: `${alias}.provider_id = ?`, bindings: [caller.providerId] };
   return { sql: 'false', bindings: [] };
+}
+
+/**
+ * The matches of `callerScope` and `translateFilters` together, as a condition on the kept
+ * customData values (custom-values.store.ts) as `v`: when the filters are one customData key
+ * whose value is kept, and createdAt, the invoices that match are exactly those with a kept
+ * value that does, since the containment test of a scalar is equality with the key's value
+ * (jsonb equality: `1` is `1.0`, never `"1"`). Undefined for any other form, which reads the
+ * invoices. Only for filters `translateFilters` accepted.
+ */
+export function keptValueMatches(caller: Caller, filters: unknown): SqlFragment | undefined {
+  const scope = callerScope(caller, 'v');
+  if (scope.sql === 'false' || !isPlainObject(filters)) return undefined;
+  const { customData, createdAt, ...others } = filters;
+  if (Object.keys(others).length > 0 || !isPlainObject(customData)) return undefined;
+  const pairs = Object.entries(customData);
+  if (pairs.length !== 1 || !isKept(...pairs[0])) return undefined;
+  const [key, value] = pairs[0];
+  return allOf([
+    scope,
+    { sql: 'v.key = ? and v.value = ?::jsonb', bindings: [key, JSON.stringify(value)] },
+    translateFilters(createdAt === undefined ? {} : { createdAt }, 'v'),
+  ]);
 }

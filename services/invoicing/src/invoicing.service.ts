@@ -28,7 +28,7 @@ import {
   RetentionMixin,
   type ParamsOf,
 } from '@hub/shared';
-import { callerScope, translateFilters } from './filters';
+import { callerScope, keptValueMatches, translateFilters } from './filters';
 import {
   columnsOf,
   INVOICE_STATUSES,
@@ -227,9 +227,10 @@ const InvoicingService: ServiceSchema<ServiceSettingSchema, InvoicingThis> = {
       params: FIND_INVOICES_PARAMS,
       async handler(this: InvoicingThis, ctx: Context<FindInvoicesParams>) {
         const caller = callerOf(ctx);
-        const where = allOf([callerScope(caller), translateFilters(ctx.params.filters)]);
+        const { filters } = ctx.params;
+        const where = allOf([callerScope(caller), translateFilters(filters)]);
         const { offset, limit, after } = ctx.params.pagination ?? {};
-        const page = await findPage(this.db.knex, where, {
+        const page = await findPage(this.db.knex, where, keptValueMatches(caller, filters), {
           after: after === undefined ? undefined : afterInvoice(after, offset),
           offset: offset ?? 0,
           limit: limit ?? FIND_PAGINATION.defaultLimit,

@@ -5,7 +5,15 @@
 import fc from 'fast-check';
 import type { Caller } from '@hub/shared';
 import { allOf } from '@hub/shared';
-import { callerScope, FILTER_LIMITS, OPERATORS, SEARCHABLE_FIELDS, translateFilters } from '../src/filters';
+import { KEPT_BYTES } from '../src/custom-values.store';
+import {
+  callerScope,
+  FILTER_LIMITS,
+  keptValueMatches,
+  OPERATORS,
+  SEARCHABLE_FIELDS,
+  translateFilters,
+} from '../src/filters';
 
 const GUID = '5b0c8f3e-3f2a-4b7e-9a51-0f7f1f2c9d10';
 
@@ -233,5 +241,62 @@ describe('callerScope', () => {
       sql: '(i.partner_id = ?) and ((i.status = ?))',
       bindings: [3, 'ready'],
     });
+  });
+});
+
+describe('keptValueMatches', () => {
+  const partner: Caller = {
+    accountId: 1,
+    role: 'partner',
+    name: 'x',
+    partnerId: 3,
+    providerId: null,
+    canForceProvider: false,
+    allowAllProviders: false,
+  };
+  const provider: Caller = { ...partner, role: 'provider', partnerId: null, providerId: 20 };
+
+  it('reads one customData key with createdAt bounds from the kept values, in the scope', () => {
+    expect(
+      keptValueMatches(partner, {
+        createdAt: { $gt: '2026-01-02T00:00:00Z', $lte: '2026-02-01' },
+        customData: { region: 'north' },
+      }),
+    ).toEqual({
+      sql: '(v.partner_id = ?) and (v.key = ? and v.value = ?::jsonb) and ((v.created_at > ?) and (v.created_at <= ?))',
+      bindings: [3, 'region', '"north"', '2026-01-02T00:00:00.000Z', '2026-02-01T00:00:00.000Z'],
+    });
+    expect(keptValueMatches(provider, { customData: { priority: 1 } })).toEqual({
+      sql: '(v.provider_id = ?) and (v.key = ? and v.value = ?::jsonb) and (true)',
+      bindings: [20, 'priority', '1'],
+    });
+  });
+
+  it('binds each scalar as the JSON the containment test compares', () => {
+    const bound = (value: unknown) => keptValueMatches(partner, { customData: { k: value } })?.bindings[2];
+    expect([true, null, '1', 1.5].map(bound)).toEqual(['true', 'null', '"1"', '1.5']);
+  });
+
+  it('takes a key and a string of KEPT_BYTES bytes, counting multi-byte characters', () => {
+    expect(
+      keptValueMatches(partner, { customData: { ['k'.repeat(KEPT_BYTES)]: 'v'.repeat(KEPT_BYTES) } }),
+    ).toBeDefined();
+    expect(keptValueMatches(partner, { customData: { k: 'v'.repeat(KEPT_BYTES + 1) } })).toBeUndefined();
+    expect(keptValueMatches(partner, { customData: { k: 'ø'.repeat(KEPT_BYTES / 2 + 1) } })).toBeUndefined();
+    expect(keptValueMatches(partner, { customData: { ['k'.repeat(KEPT_BYTES + 1)]: 1 } })).toBeUndefined();
+  });
+
+  it('leaves every other form to the invoices', () => {
+    for (const filters of [
+      undefined,
+      {},
+      { createdAt: { $gt: '2026-01-02' } },
+      { customData: {} },
+      { customData: { region: 'north', priority: 1 } },
+      { customData: { region: 'north' }, status: 'ready' },
+      { customData: { region: 'north' }, details: { name: 'Screen' } },
+    ])
+      expect(keptValueMatches(partner, filters)).toBeUndefined();
+    expect(keptValueMatches({ ...partner, role: 'admin', partnerId: null }, { customData: { k: 1 } })).toBeUndefined();
   });
 });
