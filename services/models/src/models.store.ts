@@ -9,6 +9,7 @@ import {
   type PlannedWrite,
   type ModelWrite,
   SIMILAR_CANDIDATES_MAX,
+  type SearchTerms,
   searchTerms,
   searchTextOf,
 } from './rules';
@@ -53,16 +54,15 @@ function sql(strings: TemplateStringsArray, ...values: unknown[]): Sql {
 }
 
 const text = (fragment: string): Sql => ({ sql: fragment, bindings: [] });
-const all = (conditions: Sql[]): Sql =>
-  conditions.length
-    ? {
-        sql: conditions.map((condition) => condition.sql).join(' and '),
-        bindings: conditions.flatMap((condition) => condition.bindings),
-      }
-    : text('true');
+const join = (parts: Sql[], separator: string): Sql => ({
+  sql: parts.map((part) => part.sql).join(separator),
+  bindings: parts.flatMap((part) => part.bindings),
+});
+const all = (conditions: Sql[]): Sql => (conditions.length ? join(conditions, ' and ') : text('true'));
 
 const SELECT = text(`select ${COLUMNS} from ${TABLE}`);
 const FROM = text(TABLE);
+const SUFFIXES = text('models.search_suffixes');
 // Byte order, as the name indexes hold it, so an ordered walk of an index can stop at the limit.
 const BY_NAME = text('lower(name) collate "C", id');
 
@@ -77,10 +77,9 @@ const exactly = (phrase: string) =>
  * 0. a name, mpn or alias equal to the query, by name;
  * 1. a name or mpn starting with the query, by that name or mpn;
  * 2. only when tiers 0 and 1 hold fewer models than the limit: models where every word occurs
- *    in name, mpn or an alias (the trigram index answers `like '%word%'`), by trigram similarity.
- *    At most SIMILAR_CANDIDATES_MAX of them are ranked, so when more hold the words the best of
- *    those are answered, not necessarily the best of all; a query of words shorter than
- *    CONTAINS_MIN_LENGTH skips this tier.
+ *    in name, mpn or an alias, by trigram similarity. At most SIMILAR_CANDIDATES_MAX of them are
+ *    ranked, so when more hold the words some of those are answered, not necessarily the best of
+ *    all; a query of words shorter than CONTAINS_MIN_LENGTH skips this tier.
  * Tiers 0 and 1 fetch at most `limit` models per index, in the order the answer ranks them, so
  * their part of the answer is exact.
  */
@@ -99,12 +98,9 @@ export function searchSql(filter: SearchFilter): Sql {
   // A materialized CTE is planned to read all its rows, yet runs only as far as it is read. So the
   // exact matches keep their index plan (the planner cannot estimate how many models share an
   // alias, and under a limit would walk a whole name index in order hoping to meet them early),
-  // and the words' candidates keep the trigram index when few models match (under a limit the
-  // planner would scan the table hoping to meet them early, which reads all of it when a filter
-  // leaves none) while a broad query still stops after SIMILAR_CANDIDATES_MAX rows.
-  const containing = terms.contains.length
-    ? sql`, containing as materialized (select id from ${FROM} where ${all([...scope, ...terms.contains.map((pattern) => sql`search_text like ${pattern}`)])})`
-    : text('');
+  // and the words' candidates keep their indexes when few models match while a broad query still
+  // stops after SIMILAR_CANDIDATES_MAX rows.
+  const containing = terms.contains.length ? sql`, ${containingSql(filter, terms, scope)}` : text('');
   const containingCandidates = terms.contains.length
     ? sql`union (select id from containing where (select count(*) from first_tiers) < ${limit} limit ${SIMILAR_CANDIDATES_MAX})`
     : text('');
@@ -122,6 +118,52 @@ export function searchSql(filter: SearchFilter): Sql {
     order by tier, case when tier = 1 then starts_with end, case when tier = 1 then id end,
       case when tier = 2 then similarity(search_text, ${terms.phrase}) end desc, ${BY_NAME}
     limit ${limit}`;
+}
+
+/**
+ * The CTEs naming tier 2's candidates, `containing` last. The models holding a word are a range
+ * of models.search_suffixes, within the manufacturer when the search names one:
+ * - one word and no filter but the manufacturer: the first SIMILAR_CANDIDATES_MAX entries of its
+ *   range, every match when it has fewer;
+ * - otherwise each word's range is counted up to SIMILAR_CANDIDATES_MAX; when one falls short,
+ *   every model holding that word (a superset of the answer, checked by the caller); when every
+ *   word is broad, the trigram index's models holding every word (its bitmap holds all of them,
+ *   the cost the suffixes spare the queries above).
+ */
+function containingSql(filter: SearchFilter, terms: SearchTerms, scope: Sql[]): Sql {
+  const range = (pattern: string) =>
+    filter.manufacturerId === undefined
+      ? sql`suffix like ${pattern}`
+      : sql`manufacturer_id = ${filter.manufacturerId} and suffix like ${pattern}`;
+  // In key order, so each read is a walk of an index that stops at the limit, and its first
+  // entries are the same whatever the table's physical order.
+  const entries = (pattern: string, ...conditions: Sql[]) =>
+    sql`select model_id as id from ${SUFFIXES} where ${all([range(pattern), ...conditions])} order by suffix, model_id limit ${SIMILAR_CANDIDATES_MAX}`;
+  const inScope = all([...scope, ...terms.contains.map((pattern) => sql`search_text like ${pattern}`)]);
+  // A suffix proves one word; the model's row proves the rest of the query (and a suffix left
+  // from a model's earlier words, which the table's first fill may leave, proves nothing). As a
+  // scalar subquery it is checked entry by entry, so the walk still stops at the limit, where the
+  // planner might turn an EXISTS into a join reading every model in scope.
+  const holders = (pattern: string, ...conditions: Sql[]) =>
+    entries(pattern, ...conditions, sql`(select ${inScope} from ${FROM} m where m.id = model_id)`);
+  const rest = [filter.productTypeId, filter.mpn].some((value) => value !== undefined);
+  if (terms.contains.length === 1 && terms.suffixes.length === 1 && !rest)
+    return sql`containing as materialized (${holders(terms.suffixes[0])})`;
+
+  const everyWord = sql`select id from ${FROM} where ${inScope}`;
+  if (!terms.suffixes.length) return sql`containing as materialized (${everyWord})`;
+  const counts = terms.suffixes.map(
+    (pattern, word) =>
+      sql`select ${text(`${word}`)} as word, (select count(*) from (${entries(pattern)}) found) as found`,
+  );
+  const narrowest = terms.suffixes.map(
+    (pattern, word) =>
+      sql`(${holders(pattern, text(`(select word from narrowest) = ${word}`), sql`(select found from narrowest) < ${SIMILAR_CANDIDATES_MAX}`)})`,
+  );
+  return sql`counts as materialized (${join(counts, ' union all ')}),
+    narrowest as materialized (select word, found from counts order by found, word limit 1),
+    containing as materialized (${join(narrowest, ' union all ')}
+      union all (${everyWord} and (select found from narrowest) >= ${SIMILAR_CANDIDATES_MAX}))`;
 }
 
 export async function searchModels(knex: Knex, filter: SearchFilter): Promise<ModelRow[]> {

@@ -49,6 +49,12 @@ export interface SearchTerms {
    * such a search would read the whole table.
    */
   contains: string[];
+  /**
+   * LIKE patterns of a word's suffix (models.search_suffixes) starting with a distinct word of at
+   * least CONTAINS_MIN_LENGTH characters, the shortest suffix that table keeps; empty when
+   * `contains` is.
+   */
+  suffixes: string[];
 }
 
 export function searchTerms(query: string): SearchTerms | null {
@@ -56,11 +62,14 @@ export function searchTerms(query: string): SearchTerms | null {
   if (!words.length) return null;
   const phrase = words.join(' ');
   const distinct = [...new Set(words)];
+  const looksInside = distinct.some((word) => word.length >= CONTAINS_MIN_LENGTH);
   return {
     phrase,
     prefix: `${escapeLike(phrase)}%`,
-    contains: distinct.some((word) => word.length >= CONTAINS_MIN_LENGTH)
-      ? distinct.map((word) => `%${escapeLike(word)}%`)
+    contains: looksInside ? distinct.map((word) => `%${escapeLike(word)}%`) : [],
+    // Counted in characters, as the database cuts suffixes, not in UTF-16 units.
+    suffixes: looksInside
+      ? distinct.filter((word) => [...word].length >= CONTAINS_MIN_LENGTH).map((word) => `${escapeLike(word)}%`)
       : [],
   };
 }

@@ -25,11 +25,13 @@ describe('search terms', () => {
       phrase: 'galaxy s24 galaxy',
       prefix: 'galaxy s24 galaxy%',
       contains: ['%galaxy%', '%s24%'],
+      suffixes: ['galaxy%', 's24%'],
     });
     expect(searchTerms('100% a_b c\\d')).toEqual({
       phrase: '100% a_b c\\d',
       prefix: '100\\% a\\_b c\\\\d%',
       contains: ['%100\\%%', '%a\\_b%', '%c\\\\d%'],
+      suffixes: ['100\\%%', 'a\\_b%', 'c\\\\d%'],
     });
     expect(searchTerms('   ')).toBeNull();
   });
@@ -37,6 +39,13 @@ describe('search terms', () => {
   it('looks inside names only when a word has at least three characters', () => {
     expect(searchTerms('x1 s2')?.contains).toEqual([]);
     expect(searchTerms('x1 car')?.contains).toEqual(['%x1%', '%car%']);
+  });
+
+  it('reads suffixes only for words of at least three characters, counted as the database counts them', () => {
+    expect(searchTerms('x1 car')?.suffixes).toEqual(['car%']);
+    // Two characters, four UTF-16 units: the suffixes table holds no suffix this short.
+    expect(searchTerms('😀😀 car')?.suffixes).toEqual(['car%']);
+    expect(searchTerms('😀😀 x1')).toMatchObject({ contains: ['%😀😀%', '%x1%'], suffixes: [] });
   });
 
   it('covers name, mpn and aliases in one lower-cased text', () => {

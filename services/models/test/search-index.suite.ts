@@ -40,10 +40,10 @@ export function searchIndexSuite(infra: boolean): void {
   }, 240_000);
   afterAll(() => hub.stop());
 
-  it('answers a non-strict search from the trigram index', async () => {
+  it('answers a non-strict search from the suffixes of the words', async () => {
     const { mpn } = (await knex.raw(`select mpn from models.models where name like '% 12345'`)).rows[0];
     const { sql, bindings } = searchSql({ model: mpn.slice(1, 8), limit: 10 });
-    expect(await plan(knex, sql, bindings)).toContain('models_search_trgm');
+    expect(await plan(knex, sql, bindings)).toMatch(/Index (Only )?Scan using search_suffixes_pkey/);
     const res = await hub.request('GET', `/api/v3/models?model=${mpn.slice(1, 8).toLowerCase()}`, {
       token: DEMO_TOKENS.elkjop,
     });
@@ -89,6 +89,39 @@ export function searchIndexSuite(infra: boolean): void {
     expect(res.status).toBe(200);
     expect(res.body).toHaveLength(100);
     for (const model of res.body) expect(model.aliases[0]).toMatch(/^alias /);
+  });
+
+  it('reads a broad word within a manufacturer from the suffixes of that manufacturer alone', async () => {
+    // Every model holds "alias"; manufacturer 7 holds none.
+    const none = searchSql({ manufacturerId: 7, model: 'alias', limit: 10 });
+    const executed = await plan(knex, none.sql, none.bindings, 'analyze, costs off, timing off');
+    expect(executed).toMatch(
+      /Index (Only )?Scan using search_suffixes_manufacturer on search_suffixes \(actual rows=0 /,
+    );
+    expect(executed).not.toContain('models_search_trgm');
+    const many = searchSql({ manufacturerId: 2, model: 'alias', limit: 10 });
+    expect(await plan(knex, many.sql, many.bindings, 'analyze, costs off, timing off')).toMatch(
+      new RegExp(
+        `Index (Only )?Scan using search_suffixes_manufacturer on search_suffixes \\(actual rows=${SIMILAR_CANDIDATES_MAX}(\\.00)? `,
+      ),
+    );
+  });
+
+  it('reads the suffixes of the narrowest word when another is broad, and the trigram index when all are', async () => {
+    const { name } = (await knex.raw(`select name from models.models where name like '% 4321'`)).rows[0];
+    const narrow = searchSql({ model: `alias ${name.slice(1, 6)}`, limit: 10 });
+    const narrowPlan = await plan(knex, narrow.sql, narrow.bindings, 'analyze, costs off, timing off');
+    expect(narrowPlan).toMatch(/Bitmap Heap Scan on models models_\d+ \(never executed\)/);
+    expect(narrowPlan).not.toMatch(/Bitmap Index Scan on models_search_trgm \(actual/);
+    const res = await hub.request('GET', `/api/v3/models?model=${encodeURIComponent(`ALIAS ${name.slice(1, 6)}`)}`, {
+      token: DEMO_TOKENS.elkjop,
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.map((model: { name: string }) => model.name)).toContain(name);
+    const broad = searchSql({ model: 'alias lias', limit: 10 });
+    expect(await plan(knex, broad.sql, broad.bindings, 'analyze, costs off, timing off')).toMatch(
+      /Bitmap Index Scan on models_search_trgm \(actual/,
+    );
   });
 
   it('answers a search within a manufacturer from an index too', async () => {
