@@ -141,11 +141,11 @@ function containingSql(filter: SearchFilter, terms: SearchTerms, scope: Sql[]): 
     sql`select model_id as id from ${SUFFIXES} where ${all([range(pattern), ...conditions])} order by suffix, model_id limit ${SIMILAR_CANDIDATES_MAX}`;
   const inScope = all([...scope, ...terms.contains.map((pattern) => sql`search_text like ${pattern}`)]);
   // A suffix proves one word; the model's row proves the rest of the query (and a suffix left
-  // from a model's earlier words, which the table's first fill may leave, proves nothing). As a
-  // scalar subquery it is checked entry by entry, so the walk still stops at the limit, where the
-  // planner might turn an EXISTS into a join reading every model in scope.
+  // from a model's earlier words, which the table's first fill may leave, proves nothing). The rows
+  // are checked after the walk, one by one, so the walk stays a bare index range the planner reads
+  // in order and stops at the limit (where a narrowest word is read, its range is shorter than it).
   const holders = (pattern: string, ...conditions: Sql[]) =>
-    entries(pattern, ...conditions, sql`(select ${inScope} from ${FROM} m where m.id = model_id)`);
+    sql`select id from (${entries(pattern, ...conditions)}) walked where (select ${inScope} from ${FROM} m where m.id = walked.id)`;
   const rest = [filter.productTypeId, filter.mpn].some((value) => value !== undefined);
   if (terms.contains.length === 1 && terms.suffixes.length === 1 && !rest)
     return sql`containing as materialized (${holders(terms.suffixes[0])})`;
