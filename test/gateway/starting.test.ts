@@ -5,6 +5,7 @@
  * first start the same holds until the world with its accounts is loaded.
  */
 import net from 'node:net';
+import type { ActionHandler, ActionSchema, Context } from 'moleculer';
 import { DEMO_TOKENS, httpRequest, startTestHub, waitFor } from '../support/hub';
 
 async function freePort(): Promise<number> {
@@ -68,9 +69,9 @@ it('answers 503 on a first start until its world is loaded, not 401 to its token
     env: { PORT: String(port) },
     middlewares: [
       {
-        localAction: (handler: (ctx: unknown) => Promise<unknown>, action: { name: string }) =>
+        localAction: (handler: ActionHandler, action: ActionSchema) =>
           action.name === 'catalog.loadWorld'
-            ? async (ctx: unknown) => {
+            ? async (ctx: Context) => {
                 loading();
                 await held;
                 return handler(ctx);
