@@ -13,7 +13,14 @@ import {
   type StatusRules,
 } from '@hub/shared';
 import { loadCases, type CaseOut } from './case-shape';
-import { FILTER_LIMITS, type StatusReading, type TagReading, translateCaseFilters } from './case-filters';
+import {
+  FILTER_LIMITS,
+  pieceTrigrams,
+  rarePieces,
+  type StatusReading,
+  type TagReading,
+  translateCaseFilters,
+} from './case-filters';
 
 export const PAGINATION = { defaultLimit: 10, maxLimit: 100 };
 const SORTED_IN_FULL = 10_000;
@@ -23,6 +30,12 @@ const SORTED_IN_FULL = 10_000;
  * once does.
  */
 const PROBED_UP_TO = 10_000;
+/**
+ * A trigram held by more than this share of the contacts is left out of a commonSearch's index
+ * scan (see rarePieces): it can at most halve the candidates, for a read of at least half the
+ * table's entries.
+ */
+const COMMON_TRIGRAM_SHARE = 0.5;
 
 export const SEARCH_PARAMS = {
   filters: { type: 'any', optional: true },
@@ -51,6 +64,8 @@ export interface SearchOptions {
   sortedInFull?: number;
   /** Up to this many entries of a tag in the caller's scope, its cases are looked up by id. */
   probedUpTo?: number;
+  /** A trigram held by more of the contacts than this share is left out of a commonSearch's index scan. */
+  commonTrigramShare?: number;
 }
 
 export async function searchCases(
@@ -58,13 +73,20 @@ export async function searchCases(
   caller: Caller,
   params: SearchParams,
   rules: StatusRules | null,
-  { unexported = false, sortedInFull = SORTED_IN_FULL, probedUpTo = PROBED_UP_TO }: SearchOptions = {},
+  {
+    unexported = false,
+    sortedInFull = SORTED_IN_FULL,
+    probedUpTo = PROBED_UP_TO,
+    commonTrigramShare = COMMON_TRIGRAM_SHARE,
+  }: SearchOptions = {},
 ): Promise<SearchResult> {
+  const commonSearch = isPlainObject(params.filters) ? params.filters.commonSearch : undefined;
   const condition = translateCaseFilters(
     params.filters,
     await statusReadingFor(knex, rules),
     caller.role === 'partner',
     await tagReadingOf(knex, caller, params.filters, probedUpTo),
+    typeof commonSearch === 'string' ? await commonSearchPieces(knex, commonSearch, commonTrigramShare) : [],
   );
   const limit = params.pagination?.limit ?? PAGINATION.defaultLimit;
   // Cases sort by id: a cursor is the id of the page's last case.
@@ -147,6 +169,29 @@ async function tagReadingOf(knex: Knex, caller: Caller, filters: unknown, probed
     .filter((row) => Number(row.entries) <= probedUpTo)
     .sort((a, b) => Number(a.entries) - Number(b.entries))[0];
   return { idsOf: new Map(rows.rows.map((row) => [row.name, row.ids])), scope, probed: fewest?.name };
+}
+
+/**
+ * The pieces of a commonSearch text by which the contacts are found (see rarePieces), judged by
+ * the statistics ANALYZE keeps on the contacts' trigrams (migration
+ * 20261202100000_create_contact_trigram_statistics): the trigrams they list with the share of
+ * contacts holding each. Until ANALYZE has run (the embedded database runs no autovacuum), the
+ * whole text is searched.
+ */
+export async function commonSearchPieces(knex: Knex, text: string, commonShare: number): Promise<string[]> {
+  const trigrams = pieceTrigrams(text);
+  if (trigrams.length < 2) return [];
+  const { rows } = (await knex.raw(
+    `select u.trigram, u.share from pg_stats_ext_exprs s
+       left join lateral unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) as u(trigram, share)
+         on u.trigram = any(?)
+      where s.statistics_schemaname = 'booking' and s.statistics_name = 'case_contacts_text_trigrams'`,
+    [trigrams],
+  )) as { rows: Array<{ trigram: string | null; share: number | null }> };
+  if (rows.length === 0) return [];
+  const shareOf = new Map<string, number>();
+  for (const { trigram, share } of rows) if (trigram !== null) shareOf.set(trigram, Number(share));
+  return rarePieces(text, shareOf, commonShare);
 }
 
 /** The exact number of the caller's cases, kept per partner and provider by booking.case_counts. */

@@ -14,7 +14,7 @@ import type { Knex } from 'knex';
 import { type Caller, type DbService } from '@hub/shared';
 import { DEMO_TOKENS, startTestHub, type TestHub } from '../../../test/support/hub';
 import { BOOKING_SERVICES, bookCase } from '../../../test/support/cases';
-import { searchCases } from '../src/case-search';
+import { commonSearchPieces, searchCases } from '../src/case-search';
 
 const PROVIDER: Caller = {
   accountId: 1,
@@ -34,7 +34,24 @@ const TAGS = ['warranty', 'urgent', 'vip'];
 // Store values as a string, a number, a boolean, an object and null: `->>` reads each as text.
 const STORES = ['S1', 'S2', '12', 12, true, 'true', { nested: 'S1' }, null];
 const NAMES = ['Anna', 'Ola', 'Kari_5', 'Per%', 'Nils'];
-const SEARCHES = ['ann', 'OLA', 'ref-1', 'S1', '_5', 'r%', '12', 'nested', 'xyz'];
+// Besides plain words, texts mixing trigrams every contact holds (its JSON key) with rare ones,
+// whose contacts are found by the rare pieces (rarePieces), some of them held by contacts the
+// whole text does not match.
+const SEARCHES = [
+  'ann',
+  'OLA',
+  'ref-1',
+  'S1',
+  '_5',
+  'r%',
+  '12',
+  'nested',
+  'xyz',
+  'firstName": "Nils',
+  'Name": "Kari_5',
+  'Anna", "firstName',
+  'irstNam',
+];
 const DAY = 24 * 3600 * 1000;
 const START = Date.parse('2026-01-01T00:00:00Z');
 
@@ -152,6 +169,8 @@ export function caseSearchSuite(infra: boolean): void {
     await knex('booking.cases')
       .where({ id: last + 1 })
       .delete();
+    // The contacts' trigram statistics, as autovacuum keeps them on the server.
+    await knex.raw('analyze booking.case_contacts');
   });
   afterAll(() => hub.stop());
 
@@ -265,7 +284,8 @@ export function caseSearchSuite(infra: boolean): void {
 
     // Each caller's scope, unfiltered (its count kept by booking.case_counts) or not, each way of
     // taking a page (from every match sorted, up to a bound of matches, or by walking the scope),
-    // and each way of finding a tag's cases (looked up by id when its entries are few, or not).
+    // each way of finding a tag's cases (looked up by id when its entries are few, or not), and
+    // each way of finding contacts (by the whole text, or by its pieces rarer than a share).
     it('holds for every scope and both ways of taking a page or finding tags', async () => {
       await fc.assert(
         fc.asyncProperty(
@@ -273,9 +293,10 @@ export function caseSearchSuite(infra: boolean): void {
           fc.oneof(fc.constant({}), filtersArb),
           fc.constantFrom(0, 10_000),
           fc.constantFrom(0, 5, 10_000),
+          fc.constantFrom(0, 0.5, 1),
           fc.integer({ min: 1, max: 9 }),
-          async (caller, filters, sortedInFull, probedUpTo, limit) => {
-            const options = { sortedInFull, probedUpTo };
+          async (caller, filters, sortedInFull, probedUpTo, commonTrigramShare, limit) => {
+            const options = { sortedInFull, probedUpTo, commonTrigramShare };
             const expected = await referenceGuids(filters, caller);
             const walked = await walkAfterCursors(
               (pagination) => searchCases(knex, caller, { filters, pagination }, null, options),
@@ -290,6 +311,29 @@ export function caseSearchSuite(infra: boolean): void {
         ),
         { numRuns: 60 },
       );
+    });
+
+    it("finds contacts by the pieces of a text whose other trigrams are in every contact's", async () => {
+      // `firstName` is in every contact's JSON; `Nils` in about a fifth of them.
+      expect(await commonSearchPieces(knex, 'firstName": "Nils', 0.5)).toEqual(['Nils']);
+      expect(await commonSearchPieces(knex, 'firstName": "Nils', 1)).toEqual([]);
+      expect(await commonSearchPieces(knex, 'irstNam', 0.5)).toEqual([]);
+    });
+
+    it('finds what the whole text finds, by whichever pieces, for every search text', async () => {
+      for (const commonSearch of SEARCHES)
+        for (const commonTrigramShare of [0, 0.5, 1]) {
+          const filters = { commonSearch };
+          const expected = await referenceGuids(filters, ADMIN);
+          const found = await searchCases(knex, ADMIN, { filters, pagination: { limit: 100 } }, null, {
+            commonTrigramShare,
+          });
+          expect({ commonSearch, commonTrigramShare, guids: found.data.map((row) => row.guid) }).toEqual({
+            commonSearch,
+            commonTrigramShare,
+            guids: expected,
+          });
+        }
     });
 
     it('keeps every tag in the scope of its case', async () => {
