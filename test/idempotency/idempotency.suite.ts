@@ -55,7 +55,7 @@ type Snapshot = Record<string, { rows: number; digest: string | null }>;
 /**
  * Every row of every writing service, as counts and digests. An outbox is only counted: its rows
  * change while the relay hands them on, and each one is a webhook to send. booking.case_counts
- * is read as the number of cases it counts: a write adds to a row of its stripe, or adds the row.
+ * is read as the number of cases it counts: a write adds to a row of its pair, or adds a row.
  */
 async function snapshot(knex: Knex): Promise<Snapshot> {
   const tables = (await knex('pg_tables')

@@ -17,7 +17,7 @@ import type { Knex } from 'knex';
 const STRIPES = 8;
 
 /** Per event: its transition tables, and the change each written row makes to its pair's count. */
-const EVENTS = {
+export const EVENTS = {
   insert: {
     referencing: 'new table as added',
     changes: 'select partner_id, service_provider_id, 1 as change from added',
@@ -43,20 +43,8 @@ export async function up(knex: Knex): Promise<void> {
       constraint case_counts_pair unique nulls not distinct (partner_id, service_provider_id, stripe)
     )`);
   await knex.raw('create index case_counts_provider on booking.case_counts (service_provider_id)');
-  for (const [event, { referencing, changes }] of Object.entries(EVENTS)) {
-    // In pair order, so two writes of several pairs lock their rows in one order.
-    await knex.raw(`
-      create function booking.count_cases_on_${event}() returns trigger language plpgsql as $$
-      begin
-        insert into booking.case_counts as counted (partner_id, service_provider_id, stripe, cases)
-        select partner_id, service_provider_id, pg_backend_pid() % ${STRIPES}, sum(change)
-          from (${changes}) as changed
-         group by partner_id, service_provider_id
-        having sum(change) <> 0
-         order by partner_id, service_provider_id
-        on conflict (partner_id, service_provider_id, stripe) do update set cases = counted.cases + excluded.cases;
-        return null;
-      end $$`);
+  await createStripedCountFunctions(knex);
+  for (const [event, { referencing }] of Object.entries(EVENTS)) {
     await knex.raw(
       `create trigger cases_counted_on_${event} after ${event} on booking.cases referencing ${referencing}
          for each statement execute function booking.count_cases_on_${event}()`,
@@ -74,6 +62,25 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
     insert into booking.case_counts (partner_id, service_provider_id, stripe, cases)
     select partner_id, service_provider_id, 0, count(*) from booking.cases group by partner_id, service_provider_id`);
+}
+
+/** The count triggers' functions as this migration made them (20261202100100 replaced them). */
+export async function createStripedCountFunctions(knex: Knex): Promise<void> {
+  for (const [event, { changes }] of Object.entries(EVENTS)) {
+    // In pair order, so two writes of several pairs lock their rows in one order.
+    await knex.raw(`
+      create or replace function booking.count_cases_on_${event}() returns trigger language plpgsql as $$
+      begin
+        insert into booking.case_counts as counted (partner_id, service_provider_id, stripe, cases)
+        select partner_id, service_provider_id, pg_backend_pid() % ${STRIPES}, sum(change)
+          from (${changes}) as changed
+         group by partner_id, service_provider_id
+        having sum(change) <> 0
+         order by partner_id, service_provider_id
+        on conflict (partner_id, service_provider_id, stripe) do update set cases = counted.cases + excluded.cases;
+        return null;
+      end $$`);
+  }
 }
 
 export async function down(knex: Knex): Promise<void> {
