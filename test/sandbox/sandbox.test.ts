@@ -314,6 +314,8 @@ describe('GET /api/v3/sandbox/simulation', () => {
   let guid: string;
   beforeAll(async () => {
     ({ guid } = await bookUntilProposal());
+    // The proposal's webhook can arrive before the simulation records that it waits for the answer.
+    await waitFor(async () => (await simulationOf(guid)).step === 'answer', 'the simulation to wait for the answer');
   });
 
   it('answers the partner and the provider of the case, as the API reference documents it', async () => {
