@@ -142,50 +142,6 @@ export interface TagReading {
 }
 
 /**
- * The pieces of a commonSearch text that find its candidates in the contacts' trigram index,
- * given the share of contacts holding each trigram; none when the whole text should. Every
- * trigram of the text narrows the index's answer, but one that nearly every contact holds costs
- * a read of a posting list as long as the table and narrows it little: `hansen4242` among a
- * million contacts read 1,150 index pages for 380 candidates, and its piece `en4242` read 79
- * pages for the same 380 (bench/RESULTS.md). A piece is a run of the text's ASCII letters and
- * digits whose trigrams are all held by at most `commonShare` of the contacts (a trigram the
- * statistics do not list is rarer than any they do). Only ASCII: its lower case is the same alone
- * as inside the text in every collation, so whatever contains the text contains each piece. With
- * no trigram common, or none rare, there is nothing to leave out: the whole text goes.
- */
-export function rarePieces(text: string, shareOf: ReadonlyMap<string, number>, commonShare: number): string[] {
-  const pieces: string[] = [];
-  let common = 0;
-  for (const word of asciiWords(text)) {
-    // The first trigram of the run of rare ones being read, if any.
-    let runStart = -1;
-    for (let at = 0; at + 3 <= word.length; at++) {
-      const rare = (shareOf.get(word.slice(at, at + 3).toLowerCase()) ?? 0) <= commonShare;
-      if (rare && runStart < 0) runStart = at;
-      if (!rare) {
-        common++;
-        if (runStart >= 0) pieces.push(word.slice(runStart, at + 2));
-        runStart = -1;
-      }
-    }
-    if (runStart >= 0) pieces.push(word.slice(runStart));
-  }
-  return common > 0 ? [...new Set(pieces)] : [];
-}
-
-/** The trigrams of a text's pieces (see rarePieces) as pg_trgm keeps them, in lower case. */
-export function pieceTrigrams(text: string): string[] {
-  const trigrams = asciiWords(text).flatMap((word) =>
-    Array.from({ length: Math.max(0, word.length - 2) }, (_, at) => word.slice(at, at + 3).toLowerCase()),
-  );
-  return [...new Set(trigrams)];
-}
-
-function asciiWords(text: string): string[] {
-  return text.match(/[A-Za-z0-9]+/g) ?? [];
-}
-
-/**
  * The cases carrying a tag of this name, by the tag's ids (with the name the planner hashed
  * every row of `case_tags`), among the entries of the caller's scope (the index on the tag and
  * the scope reads only those). The probed name's entries are an array, computed once, whose
@@ -206,17 +162,81 @@ function taggedWith(name: string, { idsOf, scope, probed }: TagReading): SqlFrag
 }
 
 /**
+ * For each text a commonSearch reads through a trigram index of its own, the pieces of the
+ * search text by which the index is searched (see search-pieces.ts); the whole text where none.
+ */
+export type SearchPieces = Partial<Record<'contacts' | 'orderData' | 'productData', string[]>>;
+
+/**
+ * The cases whose guid, orderData, productData or a contact holds the text, as a set of ids found
+ * through the trigram index of each text (one OR over the case's texts and its contacts' would
+ * read every case in the caller's scope). For a partner, an orderData match must also hold without
+ * the provider's private key. A text searched by pieces finds candidates that are then checked for
+ * the whole text: materialized, so the planner cannot hand the whole text to the index as well.
+ */
+function commonSearchSql(text: string, forPartner: boolean, pieces: SearchPieces): SqlFragment {
+  const pattern = `%${escapeLike(text)}%`;
+  const searched = (column: string, byPieces: string[] | undefined): SqlFragment =>
+    byPieces?.length
+      ? {
+          sql: `(${byPieces.map(() => `${column} ilike ? escape '\\'`).join(' and ')})`,
+          bindings: byPieces.map((piece) => `%${escapeLike(piece)}%`),
+        }
+      : { sql: `${column} ilike ? escape '\\'`, bindings: [pattern] };
+  const orderData = forPartner
+    ? {
+        sql: `(s.order_data::text ilike ? escape '\\' and (s.order_data - '${PROVIDER_ORDER_DATA_KEY}')::text ilike ? escape '\\')`,
+        bindings: [pattern, pattern],
+      }
+    : { sql: "s.order_data::text ilike ? escape '\\'", bindings: [pattern] };
+  const wholeText = {
+    sql: `s.guid::text ilike ? escape '\\' or ${orderData.sql} or s.product_data::text ilike ? escape '\\'`,
+    bindings: [pattern, ...orderData.bindings, pattern],
+  };
+  const candidates: SqlFragment[] = [];
+  let cases = 'booking.cases s';
+  if (pieces.orderData?.length || pieces.productData?.length) {
+    const found = [
+      searched('s.guid::text', undefined),
+      searched('s.order_data::text', pieces.orderData),
+      searched('s.product_data::text', pieces.productData),
+    ];
+    candidates.push({
+      sql: `found_cases as materialized (select s.id, s.guid, s.order_data, s.product_data from booking.cases s where ${found.map((part) => part.sql).join(' or ')})`,
+      bindings: found.flatMap((part) => part.bindings),
+    });
+    cases = 'found_cases s';
+  }
+  let contacts = 'booking.case_contacts cc';
+  if (pieces.contacts?.length) {
+    const found = searched('cc.data::text', pieces.contacts);
+    candidates.push({
+      sql: `found_contacts as materialized (select cc.case_id, cc.data from booking.case_contacts cc where ${found.sql})`,
+      bindings: found.bindings,
+    });
+    contacts = 'found_contacts cc';
+  }
+  const prelude = candidates.length ? `with ${candidates.map((part) => part.sql).join(', ')} ` : '';
+  return {
+    sql:
+      `c.id in (${prelude}select s.id from ${cases} where ${wholeText.sql}` +
+      ` union all select cc.case_id from ${contacts} where cc.data::text ilike ? escape '\\')`,
+    bindings: [...candidates.flatMap((part) => part.bindings), ...wholeText.bindings, pattern],
+  };
+}
+
+/**
  * The filters as one SQL condition; throws the 400 envelope naming every filter it cannot read.
  * `forPartner`: the provider's private orderData is neither a filter nor found by `commonSearch`,
  * so a partner cannot probe for what it may not read. `tags`: how the `tags` filter reads.
- * `searchPieces`: those of the `commonSearch` text by which the contacts are found (rarePieces).
+ * `searchPieces`: those of the `commonSearch` text by which each text's index is searched.
  */
 export function translateCaseFilters(
   filters: unknown,
   statusReading: StatusReading = PROVIDER_READING,
   forPartner = false,
   tags: TagReading = { idsOf: new Map() },
-  searchPieces: string[] = [],
+  searchPieces: SearchPieces = {},
 ): SqlFragment {
   if (filters === undefined || filters === null) return { sql: 'true', bindings: [] };
   if (!isPlainObject(filters)) throw new FieldsValidationError({ filters: [FIELD_MESSAGES.wrongFormat] });
@@ -280,36 +300,7 @@ export function translateCaseFilters(
         fail(at);
         continue;
       }
-      const pattern = `%${escapeLike(value.trim())}%`;
-      // The index finds the cases whose whole orderData matches; for a partner, the match must
-      // also hold without the provider's private key.
-      const orderData = forPartner
-        ? {
-            sql: `(s.order_data::text ilike ? escape '\\' and (s.order_data - '${PROVIDER_ORDER_DATA_KEY}')::text ilike ? escape '\\')`,
-            bindings: [pattern, pattern],
-          }
-        : { sql: "s.order_data::text ilike ? escape '\\'", bindings: [pattern] };
-      // The contacts the index finds by the text's rare pieces (see rarePieces), then checked for
-      // the whole text: materialized, so the planner cannot hand the whole text to the index too.
-      const contacts = searchPieces.length
-        ? {
-            with:
-              'with contacts as materialized (select cc.case_id, cc.data from booking.case_contacts cc where ' +
-              searchPieces.map(() => 'cc.data::text ilike ?').join(' and ') +
-              ') ',
-            from: 'contacts cc',
-            bindings: searchPieces.map((piece) => `%${piece}%`),
-          }
-        : { with: '', from: 'booking.case_contacts cc', bindings: [] };
-      // As a set of ids found through the trigram index of each text (one OR over the case's texts
-      // and its contacts' would read every case in the caller's scope).
-      fragments.push({
-        sql:
-          `c.id in (${contacts.with}select s.id from booking.cases s where s.guid::text ilike ? escape '\\' or ${orderData.sql}` +
-          " or s.product_data::text ilike ? escape '\\'" +
-          ` union all select cc.case_id from ${contacts.from} where cc.data::text ilike ? escape '\\')`,
-        bindings: [...contacts.bindings, pattern, ...orderData.bindings, pattern, pattern],
-      });
+      fragments.push(commonSearchSql(value.trim(), forPartner, searchPieces));
       continue;
     }
     if (field === 'tags') {

@@ -15,12 +15,13 @@ import {
 import { loadCases, type CaseOut } from './case-shape';
 import {
   FILTER_LIMITS,
-  pieceTrigrams,
-  rarePieces,
+  type SearchPieces,
   type StatusReading,
   type TagReading,
   translateCaseFilters,
 } from './case-filters';
+import { rarePieces, textTrigrams } from './search-pieces';
+import { TEXT_STATISTICS } from './migrations/20261202100000_create_search_text_statistics';
 
 export const PAGINATION = { defaultLimit: 10, maxLimit: 100 };
 const SORTED_IN_FULL = 10_000;
@@ -31,9 +32,9 @@ const SORTED_IN_FULL = 10_000;
  */
 const PROBED_UP_TO = 10_000;
 /**
- * A trigram held by more than this share of the contacts is left out of a commonSearch's index
- * scan (see rarePieces): it can at most halve the candidates, for a read of at least half the
- * table's entries.
+ * A trigram held by more than this share of a text's rows is left out of a commonSearch's index
+ * scan (see search-pieces.ts): it can at most halve the candidates, for a read of at least half
+ * the index's entries.
  */
 const COMMON_TRIGRAM_SHARE = 0.5;
 
@@ -64,7 +65,7 @@ export interface SearchOptions {
   sortedInFull?: number;
   /** Up to this many entries of a tag in the caller's scope, its cases are looked up by id. */
   probedUpTo?: number;
-  /** A trigram held by more of the contacts than this share is left out of a commonSearch's index scan. */
+  /** A trigram held by more of a text's rows than this share is left out of a commonSearch's index scan. */
   commonTrigramShare?: number;
 }
 
@@ -86,7 +87,7 @@ export async function searchCases(
     await statusReadingFor(knex, rules),
     caller.role === 'partner',
     await tagReadingOf(knex, caller, params.filters, probedUpTo),
-    typeof commonSearch === 'string' ? await commonSearchPieces(knex, commonSearch, commonTrigramShare) : [],
+    typeof commonSearch === 'string' ? await commonSearchPieces(knex, commonSearch.trim(), commonTrigramShare) : {},
   );
   const limit = params.pagination?.limit ?? PAGINATION.defaultLimit;
   // Cases sort by id: a cursor is the id of the page's last case.
@@ -172,26 +173,32 @@ async function tagReadingOf(knex: Knex, caller: Caller, filters: unknown, probed
 }
 
 /**
- * The pieces of a commonSearch text by which the contacts are found (see rarePieces), judged by
- * the statistics ANALYZE keeps on the contacts' trigrams (migration
- * 20261202100000_create_contact_trigram_statistics): the trigrams they list with the share of
- * contacts holding each. Until ANALYZE has run (the embedded database runs no autovacuum), the
- * whole text is searched.
+ * The pieces of a commonSearch text by which each text's trigram index is searched (see
+ * search-pieces.ts), judged by the statistics ANALYZE keeps on that text's trigrams (migration
+ * 20261202100000_create_search_text_statistics): the trigrams they list with the share of rows
+ * holding each. A text whose statistics ANALYZE has not filled yet (the embedded database runs no
+ * autovacuum) is searched by the whole text.
  */
-export async function commonSearchPieces(knex: Knex, text: string, commonShare: number): Promise<string[]> {
-  const trigrams = pieceTrigrams(text);
-  if (trigrams.length < 2) return [];
+export async function commonSearchPieces(knex: Knex, text: string, commonShare: number): Promise<SearchPieces> {
+  const trigrams = textTrigrams(text);
+  if (trigrams.length < 2) return {};
+  const texts = Object.entries(TEXT_STATISTICS) as Array<[keyof SearchPieces, { name: string }]>;
   const { rows } = (await knex.raw(
-    `select u.trigram, u.share from pg_stats_ext_exprs s
+    `select s.statistics_name, u.trigram, u.share from pg_stats_ext_exprs s
        left join lateral unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) as u(trigram, share)
          on u.trigram = any(?)
-      where s.statistics_schemaname = 'booking' and s.statistics_name = 'case_contacts_text_trigrams'`,
-    [trigrams],
-  )) as { rows: Array<{ trigram: string | null; share: number | null }> };
-  if (rows.length === 0) return [];
-  const shareOf = new Map<string, number>();
-  for (const { trigram, share } of rows) if (trigram !== null) shareOf.set(trigram, Number(share));
-  return rarePieces(text, shareOf, commonShare);
+      where s.statistics_schemaname = 'booking' and s.statistics_name = any(?)`,
+    [trigrams, texts.map(([, { name }]) => name)],
+  )) as { rows: Array<{ statistics_name: string; trigram: string | null; share: number | null }> };
+  const pieces: SearchPieces = {};
+  for (const [searched, { name }] of texts) {
+    const listed = rows.filter((row) => row.statistics_name === name);
+    if (listed.length === 0) continue;
+    const shareOf = new Map<string, number>();
+    for (const { trigram, share } of listed) if (trigram !== null) shareOf.set(trigram, Number(share));
+    pieces[searched] = rarePieces(text, shareOf, commonShare);
+  }
+  return pieces;
 }
 
 /** The exact number of the caller's cases, kept per partner and provider by booking.case_counts. */

@@ -34,9 +34,9 @@ const TAGS = ['warranty', 'urgent', 'vip'];
 // Store values as a string, a number, a boolean, an object and null: `->>` reads each as text.
 const STORES = ['S1', 'S2', '12', 12, true, 'true', { nested: 'S1' }, null];
 const NAMES = ['Anna', 'Ola', 'Kari_5', 'Per%', 'Nils'];
-// Besides plain words, texts mixing trigrams every contact holds (its JSON key) with rare ones,
-// whose contacts are found by the rare pieces (rarePieces), some of them held by contacts the
-// whole text does not match.
+// Besides plain words, texts mixing trigrams every contact or orderData holds (their JSON keys)
+// with rare ones, which are searched by the rare pieces (search-pieces.ts), some of them held by
+// rows the whole text does not match.
 const SEARCHES = [
   'ann',
   'OLA',
@@ -51,6 +51,9 @@ const SEARCHES = [
   'Name": "Kari_5',
   'Anna", "firstName',
   'irstNam',
+  'REF-17',
+  'refNo": "REF-2',
+  'S1"}, "refNo',
 ];
 const DAY = 24 * 3600 * 1000;
 const START = Date.parse('2026-01-01T00:00:00Z');
@@ -169,8 +172,8 @@ export function caseSearchSuite(infra: boolean): void {
     await knex('booking.cases')
       .where({ id: last + 1 })
       .delete();
-    // The contacts' trigram statistics, as autovacuum keeps them on the server.
-    await knex.raw('analyze booking.case_contacts');
+    // The texts' trigram statistics, as autovacuum keeps them on the server.
+    await knex.raw('analyze booking.cases, booking.case_contacts');
   });
   afterAll(() => hub.stop());
 
@@ -293,7 +296,7 @@ export function caseSearchSuite(infra: boolean): void {
           fc.oneof(fc.constant({}), filtersArb),
           fc.constantFrom(0, 10_000),
           fc.constantFrom(0, 5, 10_000),
-          fc.constantFrom(0, 0.5, 1),
+          fc.constantFrom(0, 0.5, 0.9, 1),
           fc.integer({ min: 1, max: 9 }),
           async (caller, filters, sortedInFull, probedUpTo, commonTrigramShare, limit) => {
             const options = { sortedInFull, probedUpTo, commonTrigramShare };
@@ -313,16 +316,18 @@ export function caseSearchSuite(infra: boolean): void {
       );
     });
 
-    it("finds contacts by the pieces of a text whose other trigrams are in every contact's", async () => {
-      // `firstName` is in every contact's JSON; `Nils` in about a fifth of them.
-      expect(await commonSearchPieces(knex, 'firstName": "Nils', 0.5)).toEqual(['Nils']);
-      expect(await commonSearchPieces(knex, 'firstName": "Nils', 1)).toEqual([]);
-      expect(await commonSearchPieces(knex, 'irstNam', 0.5)).toEqual([]);
+    it('searches a text by the pieces of it whose trigrams few rows hold', async () => {
+      // `firstName` is in every contact's JSON, `Nils` in about a fifth of them; `refNo` and
+      // `REF-` are in every case's orderData, a word starting with 1 in more than half of them.
+      expect(await commonSearchPieces(knex, 'firstName": "Nils', 0.5)).toMatchObject({ contacts: ['"Nils'] });
+      expect(await commonSearchPieces(knex, 'firstName": "Nils', 1)).toMatchObject({ contacts: [] });
+      expect(await commonSearchPieces(knex, 'irstNam', 0.5)).toMatchObject({ contacts: [] });
+      expect(await commonSearchPieces(knex, 'refNo": "REF-17', 0.9)).toMatchObject({ orderData: ['-17'] });
     });
 
     it('finds what the whole text finds, by whichever pieces, for every search text', async () => {
       for (const commonSearch of SEARCHES)
-        for (const commonTrigramShare of [0, 0.5, 1]) {
+        for (const commonTrigramShare of [0, 0.5, 0.9, 1]) {
           const filters = { commonSearch };
           const expected = await referenceGuids(filters, ADMIN);
           const found = await searchCases(knex, ADMIN, { filters, pagination: { limit: 100 } }, null, {
