@@ -44,7 +44,11 @@ function paddedForm(text: string, word: Word): { padded: string; at: number[] } 
   const at = Array.from({ length: letters.length }, (_, offset) => word.start + offset);
   return {
     padded: (word.paddedBefore ? '  ' : '') + letters + (word.paddedAfter ? ' ' : ''),
-    at: [...(word.paddedBefore ? [word.start - 1, word.start - 1] : []), ...at, ...(word.paddedAfter ? [word.end] : [])],
+    at: [
+      ...(word.paddedBefore ? [word.start - 1, word.start - 1] : []),
+      ...at,
+      ...(word.paddedAfter ? [word.end] : []),
+    ],
   };
 }
 

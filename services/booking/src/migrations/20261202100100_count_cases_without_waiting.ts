@@ -41,7 +41,9 @@ export async function up(knex: Knex): Promise<void> {
 
 export async function down(knex: Knex): Promise<void> {
   await knex.raw('drop index booking.case_counts_partner');
-  await knex.raw('create temporary table summed_case_counts on commit drop as select partner_id, service_provider_id, sum(cases) as cases from booking.case_counts group by 1, 2');
+  await knex.raw(
+    'create temporary table summed_case_counts on commit drop as select partner_id, service_provider_id, sum(cases) as cases from booking.case_counts group by 1, 2',
+  );
   await knex.raw('delete from booking.case_counts');
   await knex.raw('alter table booking.case_counts add column stripe smallint not null default 0');
   await knex.raw('alter table booking.case_counts alter column stripe drop default');
