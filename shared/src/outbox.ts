@@ -308,10 +308,12 @@ export function OutboxMixin(schema: string): Partial<ServiceSchema> {
                 .finally(() => underWay.delete(handOver));
               underWay.add(handOver);
             }
-            if (rows.length < OUTBOX_SETTINGS.batchSize && !this.outboxRelay.again) {
-              // A short claim skipped the cases of batches under way: once one is handed over, look again.
-              if (underWay.size === 0) break;
-              await Promise.race(underWay);
+            if (rows.length < OUTBOX_SETTINGS.batchSize) {
+              // A short claim skipped the cases of batches under way, and the events written since
+              // are few: once a batch is handed over, look again. Claimed at once instead, a stream
+              // of writes went one or two events a batch (a claim, a mark and a call each).
+              if (underWay.size > 0) await Promise.race(underWay);
+              else if (!this.outboxRelay.again) break;
             }
             while (underWay.size >= OUTBOX_SETTINGS.handOversAtOnce && !failure) await Promise.race(underWay);
             if (failure) break;
