@@ -73,15 +73,13 @@ export function rarePieces(text: string, shareOf: ReadonlyMap<string, number>, c
   for (const word of wordsOf(text)) {
     const { padded, at } = paddedForm(text, word);
     const piece = (first: number, last: number) => text.slice(at[first], at[last + 2] + 1);
+    const heldByFew = (index: number) => (shareOf.get(padded.slice(index, index + 3)) ?? 0) <= commonShare;
     // The first trigram of the run of rare ones being read, if any.
     let runStart = -1;
-    let firstRare = true;
     for (let index = 0; index + 3 <= padded.length; index++) {
-      let rare = (shareOf.get(padded.slice(index, index + 3)) ?? 0) <= commonShare;
       // A piece holding the word's second padded trigram holds the non-word character before it,
       // and so its first padded trigram too.
-      if (index === 0) firstRare = rare;
-      if (index === 1 && word.paddedBefore && !firstRare) rare = false;
+      const rare = heldByFew(index) && !(index === 1 && word.paddedBefore && !heldByFew(0));
       if (rare && runStart < 0) runStart = index;
       if (!rare) {
         common++;
