@@ -31,6 +31,7 @@ export * from './rule-schema';
 export * from './runner';
 export * from './simulated-provider';
 export * from './sql-filter';
+export * from './statistics-targets';
 export * from './status-view';
 export * from './stored-text';
 export * from './tracing';

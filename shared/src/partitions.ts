@@ -10,6 +10,7 @@
 import type { Knex } from 'knex';
 import type { HubClock } from './clock';
 import { PG_ERRORS } from './db';
+import { setStatisticsTargets, statisticsTargetsOf } from './statistics-targets';
 
 /** Spans made ahead of the present, so a row never waits for its partition; each is read by every claim. */
 export const PARTITIONS_AHEAD = 1;
@@ -104,17 +105,20 @@ export async function createPartitionsAhead(
       ]);
       if (taken.rows[0].taken) continue;
       for (const { table: name } of [table, ...table.dependents]) {
+        const partition = partitionName(name, span.from);
         // DDL takes no parameters: the bounds go in as literals.
         await trx.raw(
           trx
             .raw('create table ?? partition of ?? for values from (?) to (?)', [
-              partitionName(name, span.from),
+              partition,
               name,
               span.from.toISOString(),
               span.to.toISOString(),
             ])
             .toQuery(),
         );
+        const ownTargets = [...(await statisticsTargetsOf(trx, name))].filter(([, target]) => target !== null);
+        await setStatisticsTargets(trx, partition, new Map(ownTargets));
       }
       created += 1;
     }

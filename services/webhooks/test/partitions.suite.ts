@@ -20,6 +20,7 @@ import {
   openDatabase,
   partitionsOf,
   runRetention,
+  statisticsTargetsOf,
 } from '../../../shared/src';
 import { createServerDatabase } from '../../../test/support/hub';
 import { deliveryRetention } from '../src/retention';
@@ -220,6 +221,23 @@ export function partitionsSuite(infra: boolean): void {
     expect((await retention()).find(({ rule }) => rule === 'dead letters')?.removed).toBe(1);
     expect(await placed()).toEqual({});
     expect(Number((await knex()('webhooks.attempts').count({ count: '*' }))[0].count)).toBe(0);
+  });
+
+  it('samples deliveries, attempts and the feed lightly, in every partition made now or later', async () => {
+    const [partitioned] = policy.partitioned!;
+    realNow += 5 * DAY;
+    expect(await createPartitionsAhead(knex(), partitioned, clock)).toBeGreaterThan(0);
+    realNow -= 5 * DAY;
+    const targets = async (table: string) => [...new Set((await statisticsTargetsOf(knex(), table)).values())];
+    expect(await targets('webhooks.feed')).toEqual([10]);
+    for (const table of ['webhooks.deliveries', 'webhooks.attempts']) {
+      const partitions = [...(await partitionsOf(knex(), table)).map(({ name }) => name), `${table}_default`];
+      // The spans made at start, the one just made five days on, and the default partition.
+      expect(partitions.length).toBeGreaterThanOrEqual(4);
+      for (const name of [table, ...partitions]) expect([name, await targets(name)]).toEqual([name, [10]]);
+    }
+    // Only the event tables: the subscriptions keep the default.
+    expect(await targets('webhooks.subscriptions')).toEqual([null]);
   });
 
   it('moves the deliveries and attempts of an earlier schema to the default partitions, ids and all', async () => {
