@@ -23,7 +23,7 @@ import { waitFor } from '../../test/support/hub';
 
 const received: DomainEvent[] = [];
 let sinkFails = false;
-/** How long the sink takes to answer a call, at most (each call its own random share of it). */
+/** How long the sink takes to answer a call, at most (each call between half of it and all of it). */
 let sinkDelayMs = 0;
 const sinkCalls = { open: 0, maxOpen: 0, sizes: [] as number[] };
 
@@ -37,7 +37,7 @@ const SINK: ServiceSchema = {
       sinkCalls.open += 1;
       sinkCalls.maxOpen = Math.max(sinkCalls.maxOpen, sinkCalls.open);
       sinkCalls.sizes.push(ctx.params.events.length);
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * sinkDelayMs));
+      await new Promise((resolve) => setTimeout(resolve, ((1 + Math.random()) / 2) * sinkDelayMs));
       sinkCalls.open -= 1;
       received.push(...ctx.params.events);
       return { stored: ctx.params.events.length };
@@ -178,4 +178,29 @@ it('hands a stream of writes on one batch at a time, gathering what was written 
   expect(sinkCalls.sizes.length).toBeLessThan(texts.length);
   expect(new Set(received.map((event) => event.payload.text))).toEqual(new Set(texts));
   await waitFor(async () => (await pending()) === 0, 'every event marked published');
+});
+
+it('gathers the events of a stream for the claim interval, and relays a quiet relay’s first at once', async () => {
+  received.length = 0;
+  sinkCalls.sizes.length = 0;
+  sinkDelayMs = 0;
+  const interval = OUTBOX_SETTINGS.shortClaimIntervalMs;
+  // Longer than the writes take, so that everything after the first claim is one batch.
+  OUTBOX_SETTINGS.shortClaimIntervalMs = 3_000;
+  try {
+    const texts = Array.from({ length: 48 }, (_, index) => `gathered:${index}`);
+    await broker.call('probe.write', { text: texts[0] });
+    // The sink answers at once: without the interval, each claim took what the last call left.
+    await waitFor(() => received.length === 1, 'the first event, with no wait');
+    const writers = Array.from({ length: 8 }, async (_, writer) => {
+      for (let index = 1 + writer; index < texts.length; index += 8)
+        await broker.call('probe.write', { text: texts[index] });
+    });
+    await Promise.all(writers);
+    await waitFor(() => received.length === texts.length, 'every event at the sink');
+    expect(sinkCalls.sizes).toEqual([1, texts.length - 1]);
+    expect(new Set(received.map((event) => event.payload.text))).toEqual(new Set(texts));
+  } finally {
+    OUTBOX_SETTINGS.shortClaimIntervalMs = interval;
+  }
 });
