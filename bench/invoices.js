@@ -13,6 +13,7 @@
 const autocannon = require('autocannon');
 const { loadConfig, startHub, readWorld, DEMO_WORLD_FILE } = require('../shared/dist');
 const { quick, percentile, ratio, runBenchmark } = require('./lib/benchmark');
+const { requestJson } = require('./lib/http-client');
 const { scratchDatabase } = require('./lib/databases');
 
 const INVOICES = quick ? 2000 : Number(process.env.INVOICES ?? 2_000_000);
@@ -21,13 +22,8 @@ const DURATION = quick ? 1 : Number(process.env.DURATION ?? 10);
 const PARTNER_TOKEN = 'demo-partner-elkjop-000000000001';
 const REGIONS = ['north', 'south', 'east', 'west', 'central', 'coast', 'inland', 'islands', 'capital', 'border'];
 
-async function postJson(url, pathname, token, body) {
-  const response = await fetch(`${url}${pathname}`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', 'X-Hub-Api-Token': token },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, body: await response.json() };
+function postJson(url, pathname, token, body) {
+  return requestJson(`${url}${pathname}`, { method: 'POST', headers: { 'X-Hub-Api-Token': token }, body });
 }
 
 function caseBody(insurance) {

@@ -18,6 +18,7 @@ const path = require('node:path');
 const { loadConfig, startHub, readWorld, DEMO_WORLD_FILE, databaseOf } = require('../shared/dist');
 const { searchSql } = require('../services/models/dist/models.store');
 const { quick, args, percentile, ratio, runBenchmark } = require('./lib/benchmark');
+const { requestJson } = require('./lib/http-client');
 
 const MODELS = quick ? 2000 : Number(args[0] ?? 100_000);
 const GROWN = quick ? 10_000 : Number(args[1] ?? 1_000_000);
@@ -208,8 +209,8 @@ async function measureSearches(url, knex, list) {
   for (const { kind, filter } of list) {
     const query = new URLSearchParams(Object.entries(filter).map(([key, value]) => [key, String(value)])).toString();
     let start = process.hrtime.bigint();
-    const res = await fetch(`${url}/api/v3/models?${query}`, { headers: { 'X-Hub-Api-Token': TOKEN } });
-    const body = await res.json();
+    const res = await requestJson(`${url}/api/v3/models?${query}`, { headers: { 'X-Hub-Api-Token': TOKEN } });
+    const { body } = res;
     const viaGateway = Number(process.hrtime.bigint() - start) / 1e6;
     if (res.status !== 200) throw new Error(`GET answered ${res.status}`);
     if (body.length) found += 1;

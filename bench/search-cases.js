@@ -33,6 +33,7 @@ const searchIndexes = [
 ];
 
 const { quick, percentile, ratio, runBenchmark } = require('./lib/benchmark');
+const { requestJson } = require('./lib/http-client');
 const { scratchDatabase } = require('./lib/databases');
 
 const CASES = quick ? 3000 : Number(process.env.CASES ?? 1_000_000);
@@ -61,13 +62,8 @@ async function timed(run) {
   return Number(process.hrtime.bigint() - start) / 1e6;
 }
 
-async function postJson(url, pathname, token, body) {
-  const response = await fetch(`${url}${pathname}`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', 'X-Hub-Api-Token': token },
-    body: JSON.stringify(body),
-  });
-  return { status: response.status, body: await response.json() };
+function postJson(url, pathname, token, body) {
+  return requestJson(`${url}${pathname}`, { method: 'POST', headers: { 'X-Hub-Api-Token': token }, body });
 }
 
 /** Grows booking.cases to CASES rows from the booked templates, in a few set-based statements. */
