@@ -59,9 +59,9 @@ export const OUTBOX_SETTINGS = {
   /**
    * Shortest time from one claim to the next while claims come back short (the relay keeps up):
    * events written meanwhile wait for the next batch rather than each going in a claim, a call
-   * and a mark of their own. Bookings through the distributed hub went from 181-189 to 222-241 a
-   * second with 50 to 100 ms (bench/RESULTS.md); an event waits at most this long, and one
-   * written while the relay is idle not at all.
+   * and a mark of their own. Bookings through the distributed hub went from 197 to 224 a second
+   * on average with it (bench/RESULTS.md); an event waits at most this long, and one written while
+   * the relay is idle not at all.
    */
   shortClaimIntervalMs: 50,
   /** How long a relay owns the rows it claimed before another instance may send them. */
