@@ -23,8 +23,6 @@ import { loadCases } from './case-shape';
 import { firstStatusOf, insertCase } from './cases.store';
 import { insertExternalRequest, type RequestStatus, TRACKED_REQUEST_TYPE } from './requests.store';
 import { statusAddedEvent } from './statuses.actions';
-import { recordHistory } from './history.store';
-import { STATUS_FIELD } from './case-history';
 import type { BookingThis } from './booking.types';
 import { CREATED } from './responses';
 
@@ -137,7 +135,7 @@ export const caseActions: ServiceActionsSchema = {
       const plan = await plannedBooking(ctx, caller, raw, this.db.knex, track);
       const status = firstStatusOf(await this.firstStatuses.get(), plan.provider.id);
       const answer = await inTransaction(this.db.knex, async (trx) => {
-        const { row, firstStatus, created: full } = await insertCase(trx, plan, status);
+        const { row, firstStatus, created: full } = await insertCase(trx, plan, status, caller);
         await writeEvents(trx, 'booking', [
           {
             type: DOMAIN_EVENTS.CASE_CREATED,
@@ -146,9 +144,6 @@ export const caseActions: ServiceActionsSchema = {
             payload: { case: full },
           },
           statusAddedEvent(row, firstStatus, null, full),
-        ]);
-        await recordHistory(trx, caller, row.id, 'created', [
-          { field: STATUS_FIELD, before: null, after: firstStatus.key },
         ]);
         await track(trx, {
           status: 'success',

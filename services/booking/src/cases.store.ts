@@ -1,8 +1,10 @@
-/** Writing a new case: the row, its contacts, its first status and tags, in the caller's transaction. */
+/** Writing a new case: the row, its contacts, its first status and its history entry, in the caller's transaction. */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { ContactDataIn } from '@hub/shared';
+import type { Caller, ContactDataIn } from '@hub/shared';
 import type { BookingPlan } from './booking-plan';
+import { STATUS_FIELD } from './case-history';
+import { historyEntryOf } from './history.store';
 import { type CaseOut, caseOut, type CaseRow, type ContactRole, type ContactRow, type StatusRow } from './case-shape';
 
 /** The status a case of a provider without status keys starts with. */
@@ -62,56 +64,95 @@ export function storedProductData(plan: BookingPlan): Record<string, unknown> {
   return { ...body.productData, noPassword: body.noPassword === true || body.productData.noPassword === true };
 }
 
+/** A row of `json_agg`/`row_to_json` output with its timestamp columns read back as Dates, as pg reads them. */
+function withDates<T>(row: Record<string, unknown>, columns: string[]): T {
+  const dated = { ...row };
+  for (const column of columns) dated[column] = new Date(dated[column] as string);
+  return dated as T;
+}
+
 /**
- * Inserts a booked case with its contacts and its first status, and answers it in the Case shape
- * from the rows written (a new case has no tags), so its events need no read back.
+ * Inserts a booked case with its contacts, its first status and the history entry of its booking,
+ * and answers it in the Case shape from the rows written (a new case has no tags), so its events
+ * need no read back. One statement: booking is the busiest write, and each statement of its
+ * transaction is a round trip to the database, which costs more than the statement itself.
  */
 export async function insertCase(
   trx: Knex.Transaction,
   plan: BookingPlan,
   status: { key: string; name: string },
+  booker: Caller,
 ): Promise<{ row: CaseRow; firstStatus: StatusRow; created: CaseOut }> {
   const { body } = plan;
   const country = (body.consumer ?? body.customer).countryCode;
-  const [row] = (await trx('booking.cases')
-    .insert({
-      guid: randomUUID(),
-      partner_id: plan.partner.id,
-      service_provider_id: plan.provider.id,
-      service_provider_department_id: plan.department?.id ?? null,
-      manufacturer_id: plan.manufacturer.id,
-      product_type_id: plan.productType.id,
-      service_type_id: plan.serviceType.id,
-      service_location_id: plan.serviceLocation.id,
-      shipping_method_id: plan.shippingMethod?.id ?? null,
-      country: country ? country.toUpperCase() : null,
-      current_status: status.key,
-      order_data: JSON.stringify(storedOrderData(plan)),
-      product_data: JSON.stringify(storedProductData(plan)),
-      manufacturer: JSON.stringify(plan.manufacturer),
-      product_type: JSON.stringify(plan.productType),
-      service_type: JSON.stringify(plan.serviceType),
-      service_location: JSON.stringify(plan.serviceLocation),
-      shipping_method: plan.shippingMethod ? JSON.stringify(plan.shippingMethod) : null,
-      service_partner: JSON.stringify(plan.partner),
-      service_provider: JSON.stringify(plan.provider),
-      service_provider_department: plan.department ? JSON.stringify(plan.department) : null,
-      service_provider_competence: plan.competence ? JSON.stringify(plan.competence) : null,
-    })
-    .returning('*')) as CaseRow[];
-
-  const contacts = (await trx('booking.case_contacts')
-    .insert(
-      caseContacts(plan).map(({ role, data }) => ({
-        case_id: row.id,
-        role,
-        type: data.type ?? null,
-        data: JSON.stringify(data),
-      })),
-    )
-    .returning('*')) as ContactRow[];
-  const [firstStatus] = (await trx('booking.case_statuses')
-    .insert({ case_id: row.id, key: status.key, name: status.name })
-    .returning('*')) as StatusRow[];
-  return { row, firstStatus, created: caseOut(row, contacts, [firstStatus], []) };
+  const caseValues: Record<string, unknown> = {
+    guid: randomUUID(),
+    partner_id: plan.partner.id,
+    service_provider_id: plan.provider.id,
+    service_provider_department_id: plan.department?.id ?? null,
+    manufacturer_id: plan.manufacturer.id,
+    product_type_id: plan.productType.id,
+    service_type_id: plan.serviceType.id,
+    service_location_id: plan.serviceLocation.id,
+    shipping_method_id: plan.shippingMethod?.id ?? null,
+    country: country ? country.toUpperCase() : null,
+    current_status: status.key,
+    order_data: JSON.stringify(storedOrderData(plan)),
+    product_data: JSON.stringify(storedProductData(plan)),
+    manufacturer: JSON.stringify(plan.manufacturer),
+    product_type: JSON.stringify(plan.productType),
+    service_type: JSON.stringify(plan.serviceType),
+    service_location: JSON.stringify(plan.serviceLocation),
+    shipping_method: plan.shippingMethod ? JSON.stringify(plan.shippingMethod) : null,
+    service_partner: JSON.stringify(plan.partner),
+    service_provider: JSON.stringify(plan.provider),
+    service_provider_department: plan.department ? JSON.stringify(plan.department) : null,
+    service_provider_competence: plan.competence ? JSON.stringify(plan.competence) : null,
+  };
+  const contacts = caseContacts(plan).map(({ role, data }) => ({ role, type: data.type ?? null, data }));
+  const history = historyEntryOf(booker, 'created', [{ field: STATUS_FIELD, before: null, after: status.key }]);
+  const caseColumns = Object.keys(caseValues);
+  const historyColumns = Object.keys(history);
+  const marks = (count: number, mark: '?' | '??') => Array.from({ length: count }, () => mark).join(', ');
+  // Contacts and the history entry come as JSON read into rows of their tables, so each value
+  // takes its column's type.
+  const result = (await trx.raw(
+    `with new_case as (
+       insert into booking.cases (${marks(caseColumns.length, '??')})
+       values (${marks(caseColumns.length, '?')}) returning *
+     ), new_contacts as (
+       insert into booking.case_contacts (case_id, role, type, data)
+       select new_case.id, contact.role, contact.type, contact.data
+         from new_case,
+              jsonb_populate_recordset(null::booking.case_contacts, ?::jsonb) with ordinality as contact
+        order by contact.ordinality
+       returning *
+     ), first_status as (
+       insert into booking.case_statuses (case_id, key, name) select id, ?, ? from new_case returning *
+     ), booked as (
+       insert into booking.case_history (case_id, ${marks(historyColumns.length, '??')})
+       select new_case.id, ${marks(historyColumns.length, '??')}
+         from new_case, jsonb_populate_record(null::booking.case_history, ?::jsonb) as entry
+     )
+     select new_case.*,
+            (select json_agg(new_contacts order by new_contacts.id) from new_contacts) as written_contacts,
+            (select row_to_json(first_status) from first_status) as written_status
+       from new_case`,
+    [
+      ...caseColumns,
+      ...Object.values(caseValues),
+      JSON.stringify(contacts),
+      status.key,
+      status.name,
+      ...historyColumns,
+      ...historyColumns.map((column) => `entry.${column}`),
+      JSON.stringify(history),
+    ] as Knex.RawBinding[],
+  )) as {
+    rows: Array<CaseRow & { written_contacts: Record<string, unknown>[]; written_status: Record<string, unknown> }>;
+  };
+  const { written_contacts: writtenContacts, written_status: writtenStatus, ...row } = result.rows[0];
+  const contactRows = writtenContacts.map((contact) => withDates<ContactRow>(contact, ['created_at']));
+  const firstStatus = withDates<StatusRow>(writtenStatus, ['declared_at', 'created_at', 'updated_at']);
+  return { row, firstStatus, created: caseOut(row, contactRows, [firstStatus], []) };
 }

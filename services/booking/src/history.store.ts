@@ -16,6 +16,21 @@ interface HistoryRow {
   changes: FieldChange[];
 }
 
+/** The columns of a history entry but its case: who did it (account and party) and what changed. */
+export function historyEntryOf(caller: Caller, action: HistoryAction, changes: FieldChange[]) {
+  const party =
+    caller.role === 'partner' || caller.role === 'provider'
+      ? { party_type: caller.role, party_id: caller.role === 'partner' ? caller.partnerId : caller.providerId }
+      : { party_type: null, party_id: null };
+  return {
+    action,
+    account_id: caller.accountId,
+    account_name: caller.name,
+    ...party,
+    changes,
+  };
+}
+
 /**
  * Records what `caller` did to a case, inside the transaction of the write. A write that changed
  * nothing leaves no entry, except the booking itself.
@@ -28,18 +43,8 @@ export async function recordHistory(
   changes: FieldChange[],
 ): Promise<void> {
   if (changes.length === 0 && action !== 'created') return;
-  const party =
-    caller.role === 'partner' || caller.role === 'provider'
-      ? { party_type: caller.role, party_id: caller.role === 'partner' ? caller.partnerId : caller.providerId }
-      : { party_type: null, party_id: null };
-  await trx('booking.case_history').insert({
-    case_id: caseId,
-    action,
-    account_id: caller.accountId,
-    account_name: caller.name,
-    ...party,
-    changes: JSON.stringify(changes),
-  });
+  const entry = historyEntryOf(caller, action, changes);
+  await trx('booking.case_history').insert({ case_id: caseId, ...entry, changes: JSON.stringify(entry.changes) });
 }
 
 /** The case's history, oldest first, as stored (the full view a provider has). */
