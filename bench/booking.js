@@ -24,6 +24,8 @@ const { scratchDatabase } = require('./lib/databases');
 const { startDistributedHub } = require('./lib/hub-process');
 
 const SECONDS = quick ? 2 : Number(args[0] ?? 10);
+/** Turns the gateway and the raw loop take in a run (see measure). */
+const ROUNDS = quick ? 1 : 5;
 const WHICH = args[1] ?? 'all';
 /** The distributed hub's processes, by node id, with the services each runs. */
 const DISTRIBUTED_NODES = {
@@ -37,27 +39,32 @@ const TOKEN = 'demo-partner-elkjop-000000000001';
 
 const BODY = JSON.stringify({ ...require('../world/demo-case.json'), orderData: { refNo: 'BENCH' } });
 
-function cannon(url) {
+/**
+ * Bookings through the gateway at CONNECTIONS at once for `seconds` (a quick run: a fixed number,
+ * so that even a loaded machine finishes some); each one's latency goes into `latencies`.
+ */
+function cannon(url, seconds, latencies) {
   return new Promise((resolve, reject) => {
-    autocannon(
+    const instance = autocannon(
       {
         url,
         method: 'POST',
         body: BODY,
         headers: { 'content-type': 'application/json', 'x-hub-api-token': TOKEN },
         connections: CONNECTIONS,
-        // A quick run sends a fixed number, so that even a loaded machine finishes some.
-        ...(quick ? { amount: CONNECTIONS * 3 } : { duration: SECONDS }),
+        ...(quick ? { amount: CONNECTIONS * 3 } : { duration: seconds }),
       },
       (err, result) => (err ? reject(err) : resolve(result)),
     );
+    instance.on('response', (_client, _status, _bytes, responseTime) => latencies.push(responseTime));
   });
 }
 
 /**
  * The same rows a booking writes (case, customer/sender/receiver contacts, first status, its
  * outbox events: case.created and the first status's, its history entry), copied from a booked
- * case, inserted by CONNECTIONS workers for SECONDS, one statement per table.
+ * case, inserted by CONNECTIONS workers, one statement per table: answers a function that runs the
+ * loop for `seconds`, each insert's latency going into `latencies`.
  */
 async function rawLoop(knex) {
   const template = await knex('booking.cases').orderBy('id', 'desc').first();
@@ -67,49 +74,41 @@ async function rawLoop(knex) {
   const { id: _id, created_at: _c, updated_at: _u, ...caseRow } = template;
   for (const key of Object.keys(caseRow))
     if (caseRow[key] !== null && typeof caseRow[key] === 'object') caseRow[key] = JSON.stringify(caseRow[key]);
-  const latencies = [];
-  const deadline = Date.now() + SECONDS * 1000;
-  const worker = async () => {
-    while (Date.now() < deadline) {
-      const started = process.hrtime.bigint();
-      const guid = randomUUID();
-      await knex.transaction(async (trx) => {
-        const [{ id }] = await trx('booking.cases')
-          .insert({ ...caseRow, guid })
-          .returning('id');
-        await trx('booking.case_contacts').insert(
-          contacts.map((c) => ({ case_id: id, role: c.role, type: c.type, data: JSON.stringify(c.data) })),
-        );
-        await trx('booking.case_statuses').insert({ case_id: id, key: 'registered', name: 'Registered' });
-        await trx('booking.outbox').insert(
-          events.map((event) => ({
-            event_id: randomUUID(),
-            type: event.type,
-            case_guid: guid,
-            audience: JSON.stringify(event.audience),
-            payload: JSON.stringify(event.payload),
-          })),
-        );
-        await trx('booking.case_history').insert(
-          history.map(({ id: _entry, case_id: _case, at: _at, ...entry }) => ({
-            ...entry,
-            case_id: id,
-            changes: JSON.stringify(entry.changes),
-          })),
-        );
-      });
-      latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
-    }
-  };
-  const start = Date.now();
-  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
-  const elapsed = (Date.now() - start) / 1000;
-  latencies.sort((a, b) => a - b);
-  return {
-    requestsPerSecond: Math.round(latencies.length / elapsed),
-    latencyP50ms: +percentile(latencies, 50).toFixed(1),
-    latencyP99ms: +percentile(latencies, 99).toFixed(1),
-    count: latencies.length,
+  return async (seconds, latencies) => {
+    const deadline = Date.now() + seconds * 1000;
+    const worker = async () => {
+      while (Date.now() < deadline) {
+        const started = process.hrtime.bigint();
+        const guid = randomUUID();
+        await knex.transaction(async (trx) => {
+          const [{ id }] = await trx('booking.cases')
+            .insert({ ...caseRow, guid })
+            .returning('id');
+          await trx('booking.case_contacts').insert(
+            contacts.map((c) => ({ case_id: id, role: c.role, type: c.type, data: JSON.stringify(c.data) })),
+          );
+          await trx('booking.case_statuses').insert({ case_id: id, key: 'registered', name: 'Registered' });
+          await trx('booking.outbox').insert(
+            events.map((event) => ({
+              event_id: randomUUID(),
+              type: event.type,
+              case_guid: guid,
+              audience: JSON.stringify(event.audience),
+              payload: JSON.stringify(event.payload),
+            })),
+          );
+          await trx('booking.case_history').insert(
+            history.map(({ id: _entry, case_id: _case, at: _at, ...entry }) => ({
+              ...entry,
+              case_id: id,
+              changes: JSON.stringify(entry.changes),
+            })),
+          );
+        });
+        latencies.push(Number(process.hrtime.bigint() - started) / 1e6);
+      }
+    };
+    await Promise.all(Array.from({ length: CONNECTIONS }, worker));
   };
 }
 
@@ -144,7 +143,11 @@ async function startWebhooksSink(broker) {
   await broker.waitForServices(['webhooks']);
 }
 
-/** Bookings through the gateway at `baseUrl` (after a warm-up), then the raw loop on `knex`. */
+/**
+ * Bookings through the gateway at `baseUrl` (after a warm-up) and the raw loop on `knex`, taking
+ * turns in ROUNDS slices of SECONDS / ROUNDS each: a machine whose speed drifts during a run (other
+ * work on its host) slows both sides alike instead of one.
+ */
 async function measure(database, baseUrl, knex) {
   const url = `${baseUrl}/api/v3/case/create`;
   const first = await fetch(url, {
@@ -153,17 +156,29 @@ async function measure(database, baseUrl, knex) {
     headers: { 'content-type': 'application/json', 'x-hub-api-token': TOKEN },
   });
   if (first.status !== 200) throw new Error(`${database}: a booking answered ${first.status}: ${await first.text()}`);
-  await cannon(url); // warm-up: caches, JIT, connection pool
-  const result = await cannon(url);
-  const gateway = {
-    requestsPerSecond: Math.round(result.requests.total / result.duration),
-    latencyP50ms: result.latency.p50,
-    latencyP99ms: result.latency.p99,
-    non2xx: result.non2xx,
+  await cannon(url, SECONDS / ROUNDS, []); // warm-up: caches, JIT, connection pool
+  const runRawLoop = await rawLoop(knex);
+  const sides = { gateway: { latencies: [], seconds: 0 }, rawInsert: { latencies: [], seconds: 0 } };
+  let refused = 0;
+  for (let round = 0; round < ROUNDS; round += 1) {
+    const result = await cannon(url, SECONDS / ROUNDS, sides.gateway.latencies);
+    sides.gateway.seconds += result.duration;
+    refused += result.non2xx;
+    const started = Date.now();
+    await runRawLoop(SECONDS / ROUNDS, sides.rawInsert.latencies);
+    sides.rawInsert.seconds += (Date.now() - started) / 1000;
+  }
+  if (refused > 0) throw new Error(`${database}: ${refused} bookings were refused`);
+  const figures = ({ latencies, seconds }) => {
+    latencies.sort((a, b) => a - b);
+    return {
+      requestsPerSecond: Math.round(latencies.length / seconds),
+      latencyP50ms: +percentile(latencies, 50).toFixed(1),
+      latencyP99ms: +percentile(latencies, 99).toFixed(1),
+      count: latencies.length,
+    };
   };
-  const raw = await rawLoop(knex);
-  if (gateway.non2xx > 0) throw new Error(`${database}: ${gateway.non2xx} bookings were refused`);
-  return { database, gateway, rawInsert: raw };
+  return { database, gateway: figures(sides.gateway), rawInsert: figures(sides.rawInsert) };
 }
 
 /**
