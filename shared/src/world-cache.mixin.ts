@@ -40,3 +40,26 @@ export class PerWorld<T> {
     this.read = undefined;
   }
 }
+
+/**
+ * A PerWorld value for each key (a partner's competences): each key is read once per world, when
+ * first asked for, and all are forgotten together.
+ */
+export class PerWorldByKey<K, T> {
+  private readonly values = new Map<K, PerWorld<T>>();
+
+  constructor(private readonly load: (key: K) => Promise<T>) {}
+
+  get(key: K): Promise<T> {
+    let value = this.values.get(key);
+    if (!value) {
+      value = new PerWorld(() => this.load(key));
+      this.values.set(key, value);
+    }
+    return value.get();
+  }
+
+  forget(): void {
+    this.values.clear();
+  }
+}

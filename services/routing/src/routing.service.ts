@@ -19,6 +19,7 @@ import {
   OlderPathsMixin,
   type ParamsOf,
   type World,
+  PerWorldByKey,
   WorldCacheMixin,
   RetentionMixin,
   CHOICE_RULES,
@@ -102,6 +103,8 @@ const DECIDE_PARAMS = { ...OPTIONS_PARAMS, model: ROUTING_PARAMS.model, route: '
 
 type RoutingThis = Service &
   DbService & {
+    /** Each partner's competences, read once per world: a decision reads no table and asks no cache. */
+    competences: PerWorldByKey<number, Competence[]>;
     /** The names a case's model is known by: as sent, and its registry name when the registry knows it. */
     modelInput(ctx: Context, model: string, input: RouteInput): Promise<RouteInput>;
   };
@@ -164,7 +167,7 @@ const RoutingService: ServiceSchema<ServiceSettingSchema, RoutingThis> = {
           clientPostalCode: given.clientPostalCode,
           serviceLocation: reference.serviceLocation?.id,
         };
-        const competences = await ctx.call<Competence[], { partnerId: number }>('routing.competencesOf', { partnerId });
+        const competences = await this.competences.get(partnerId);
         const choice = choose(competences, model === undefined ? input : await this.modelInput(ctx, model, input));
         if (choice.kind === 'none') throw new CannotProcessCaseError();
         if (choice.kind === 'notEnoughData') throw new NotEnoughDataError(choice.paramsNeeded);
@@ -203,7 +206,7 @@ const RoutingService: ServiceSchema<ServiceSettingSchema, RoutingThis> = {
       params: DECIDE_PARAMS,
       async handler(this: RoutingThis, ctx: Context<DecideParams>): Promise<DecideAnswer> {
         const { partnerId, model, route, ...input } = ctx.params;
-        const competences = await ctx.call<Competence[], { partnerId: number }>('routing.competencesOf', { partnerId });
+        const competences = await this.competences.get(partnerId);
         const { offered, accepted } = narrowBooking(competences, input);
         if (!route || accepted.serviceLocation === undefined) return { offered, decision: null };
         const choice = choose(
@@ -241,18 +244,8 @@ const RoutingService: ServiceSchema<ServiceSettingSchema, RoutingThis> = {
       params: OPTIONS_PARAMS,
       async handler(this: RoutingThis, ctx: Context<OptionsParams>) {
         const { partnerId, ...input } = ctx.params;
-        const competences = await ctx.call<Competence[], { partnerId: number }>('routing.competencesOf', { partnerId });
+        const competences = await this.competences.get(partnerId);
         return options(competences, input);
-      },
-    },
-
-    /** Internal: a partner's competences, cached so a decision reads no table. */
-    competencesOf: {
-      visibility: 'public',
-      cache: { keys: ['partnerId'] },
-      params: { partnerId: 'number|integer|positive' },
-      handler(this: RoutingThis, ctx: Context<{ partnerId: number }>) {
-        return findCompetences(this.db.knex, ctx.params.partnerId);
       },
     },
 
@@ -263,6 +256,13 @@ const RoutingService: ServiceSchema<ServiceSettingSchema, RoutingThis> = {
         await inTransaction(this.db.knex, (trx) => applyCompetences(trx, ctx.params.world));
         return true;
       },
+    },
+  },
+
+  events: {
+    // Every instance reads the competences again after a load anywhere in the cluster.
+    'world.changed'(this: RoutingThis) {
+      this.competences.forget();
     },
   },
 
@@ -280,6 +280,10 @@ const RoutingService: ServiceSchema<ServiceSettingSchema, RoutingThis> = {
         productType: withModel.productType ?? found.productTypeId ?? undefined,
       };
     },
+  },
+
+  created(this: RoutingThis) {
+    this.competences = new PerWorldByKey((partnerId) => findCompetences(this.db.knex, partnerId));
   },
 };
 
