@@ -279,7 +279,9 @@ export function OutboxMixin(schema: string): Partial<ServiceSchema> {
     methods: {
       relayOutbox(this: OutboxService) {
         const state = this.outboxRelay;
-        if (state.running) {
+        // While backing off from a failing sink, a write's nudge waits for the poller: tried at
+        // once, every write during an outage cost a claim, a failed call and a release.
+        if (state.running || Date.now() < state.nextAttemptAt) {
           state.again = true;
           return;
         }

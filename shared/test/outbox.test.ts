@@ -72,6 +72,14 @@ beforeAll(async () => {
 });
 afterAll(() => broker.stop());
 
+function relayState() {
+  return (
+    broker.getLocalService('probe') as unknown as {
+      outboxRelay: { failures: number; nextAttemptAt: number; running?: Promise<void> };
+    }
+  ).outboxRelay;
+}
+
 function pending() {
   return pendingEventCount((broker.getLocalService('probe') as unknown as DbService).db.knex, 'probe');
 }
@@ -108,19 +116,32 @@ it('keeps events while the sink fails and delivers them, in order, once it answe
   expect(await pending()).toBe(0);
 });
 
-it('relays at once when the missing sink joins, not after its backoff', async () => {
+it('leaves a backing-off relay alone when writes nudge it', async () => {
   received.length = 0;
-  OUTBOX_SETTINGS.maxBackoffMs = 600_000;
   await broker.destroyService(broker.getLocalService('webhooks'));
-  const relay = (broker.getLocalService('probe') as unknown as { outboxRelay: { nextAttemptAt: number } }).outboxRelay;
-  let written = 0;
-  // Each write nudges the relay, which fails and doubles its backoff.
-  while (relay.nextAttemptAt - Date.now() < 60_000) {
-    await broker.call('probe.write', { text: `while away ${written++}` });
-    await waitFor(async () => (await pending()) === written, 'the events kept');
+  OUTBOX_SETTINGS.maxBackoffMs = 600_000;
+  const relay = relayState();
+  // Failed often enough that the next failure backs off for half a minute, longer than this test.
+  relay.failures = 6;
+  await broker.call('probe.write', { text: 'first while away' });
+  await waitFor(() => relay.failures === 7, 'the failed attempt');
+  for (let written = 0; written < 5; written += 1) {
+    await broker.call('probe.write', { text: `while away ${written}` });
+    // Each write after the attempt under way (which takes in the writes made meanwhile) has ended.
+    await waitFor(() => relay.running === undefined, 'no attempt under way');
   }
+  await waitFor(async () => (await pending()) === 6, 'the events kept');
+  expect(relay.failures).toBe(7);
+});
+
+it('relays at once when the missing sink joins, not after its backoff', async () => {
+  const relay = relayState();
+  // The failure count a long outage leaves: its backoff runs for minutes.
+  relay.failures = 10;
+  relay.nextAttemptAt = Date.now() + 600_000;
+  const kept = await pending();
   broker.createService(SINK);
-  await waitFor(() => received.length === written, 'every kept event at the joined sink');
+  await waitFor(() => received.length === kept, 'every kept event at the joined sink');
   expect(await pending()).toBe(0);
   OUTBOX_SETTINGS.maxBackoffMs = 500;
 });
