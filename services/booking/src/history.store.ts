@@ -33,7 +33,7 @@ export function historyEntryOf(caller: Caller, action: HistoryAction, changes: F
 
 /**
  * Records what `caller` did to a case, inside the transaction of the write. A write that changed
- * nothing leaves no entry, except the booking itself.
+ * nothing leaves no entry (the booking's own entry is written with the case, by insertCase).
  */
 export async function recordHistory(
   trx: Knex.Transaction,
@@ -42,7 +42,7 @@ export async function recordHistory(
   action: HistoryAction,
   changes: FieldChange[],
 ): Promise<void> {
-  if (changes.length === 0 && action !== 'created') return;
+  if (changes.length === 0) return;
   const entry = historyEntryOf(caller, action, changes);
   await trx('booking.case_history').insert({ case_id: caseId, ...entry, changes: JSON.stringify(entry.changes) });
 }
