@@ -226,6 +226,14 @@ function commonSearchSql(text: string, forPartner: boolean, pieces: SearchPieces
 }
 
 /**
+ * The filters' condition; with `currentStatus` as the only filter, read from the stored column
+ * (no hidden statuses), also the stored keys it matches, so a count can come from the kept counts.
+ */
+export interface CaseCondition extends SqlFragment {
+  statuses?: string[];
+}
+
+/**
  * The filters as one SQL condition; throws the 400 envelope naming every filter it cannot read.
  * `forPartner`: the provider's private orderData is neither a filter nor found by `commonSearch`,
  * so a partner cannot probe for what it may not read. `tags`: how the `tags` filter reads.
@@ -237,7 +245,7 @@ export function translateCaseFilters(
   forPartner = false,
   tags: TagReading = { idsOf: new Map() },
   searchPieces: SearchPieces = {},
-): SqlFragment {
+): CaseCondition {
   if (filters === undefined || filters === null) return { sql: 'true', bindings: [] };
   if (!isPlainObject(filters)) throw new FieldsValidationError({ filters: [FIELD_MESSAGES.wrongFormat] });
   const errors: FieldDetails = {};
@@ -246,6 +254,7 @@ export function translateCaseFilters(
     (errors[at] ??= []).push(message);
   };
 
+  let statuses: string[] | undefined;
   const compare = (columnName: string, kind: Kind, value: unknown, at: string, status: boolean) => {
     const values = (raw: unknown): Array<string | number> | undefined => {
       const bound = bindingOf(kind, raw);
@@ -262,11 +271,15 @@ export function translateCaseFilters(
       fragments.push({ sql: `${column} is null`, bindings: [...read.bindings] });
       return;
     }
+    const keptAnyOf = (bound: Array<string | number>) => {
+      if (status && !statusReading.current) statuses = bound.map(String);
+      fragments.push(anyOf(bound));
+    };
     if (Array.isArray(value)) {
       if (value.length > FILTER_LIMITS.anyOf) return fail(at);
       const bound = value.map(values);
       if (bound.some((entry) => entry === undefined)) return fail(at);
-      fragments.push(anyOf(bound.flat() as Array<string | number>));
+      keptAnyOf(bound.flat() as Array<string | number>);
       return;
     }
     if (isPlainObject(value)) {
@@ -290,10 +303,11 @@ export function translateCaseFilters(
     }
     const bound = values(value);
     if (bound === undefined) return fail(at);
-    fragments.push(anyOf(bound));
+    keptAnyOf(bound);
   };
 
-  for (const [field, value] of dottedFilters(filters)) {
+  const entries = dottedFilters(filters);
+  for (const [field, value] of entries) {
     const at = `filters.${field}`;
     if (field === 'commonSearch') {
       if (typeof value !== 'string' || value.trim().length === 0 || value.length > FILTER_LIMITS.textLength) {
@@ -341,5 +355,5 @@ export function translateCaseFilters(
     compare(spec.column, spec.kind, value, at, field === 'currentStatus');
   }
   if (Object.keys(errors).length) throw new FieldsValidationError(errors);
-  return allOf(fragments);
+  return entries.length === 1 && statuses ? { ...allOf(fragments), statuses } : allOf(fragments);
 }

@@ -103,7 +103,13 @@ export async function searchCases(
 
   const offset = after === undefined ? (params.pagination?.offset ?? 0) : 0;
   const page = { after, offset, size: limit + 1 };
-  const kept = condition.sql === 'true' && !unexported ? await scopeCount(knex, caller) : undefined;
+  let kept: number | undefined;
+  if (!unexported && condition.sql === 'true') kept = await scopeCount(knex, caller);
+  else if (!unexported && condition.statuses) {
+    const matching = await scopeCount(knex, caller, condition.statuses);
+    // Few matches cost less counted and sorted for the page in one pass (countMatches); many fill a page at once.
+    if (matching > sortedInFull) kept = matching;
+  }
   const { count, before, ids } = await countMatches(knex, scoped, page, kept, sortedInFull);
   const found = await pageOf(knex, scoped, page, ids);
   const rows = found.slice(0, limit);
@@ -201,11 +207,15 @@ export async function commonSearchPieces(knex: Knex, text: string, commonShare: 
   return pieces;
 }
 
-/** The exact number of the caller's cases, kept per partner and provider by booking.case_counts. */
-async function scopeCount(knex: Knex, caller: Caller): Promise<number> {
+/**
+ * The exact number of the caller's cases, or of those whose stored status is one of `statuses`,
+ * kept per partner, provider and status by booking.case_counts.
+ */
+async function scopeCount(knex: Knex, caller: Caller, statuses?: string[]): Promise<number> {
   const rows = knex('booking.case_counts');
   if (caller.role === 'partner') rows.where('partner_id', caller.partnerId);
   else if (caller.role === 'provider') rows.where('service_provider_id', caller.providerId);
+  if (statuses) rows.whereIn('current_status', statuses);
   const { cases } = (await rows.first(knex.raw('coalesce(sum(cases), 0) as cases'))) as { cases: number | string };
   return Number(cases);
 }
@@ -227,7 +237,8 @@ interface Counted {
 
 /**
  * The matches counted, and those up to the cursor. `kept`: the count of the caller's whole
- * scope, when no filter narrows it (then only the cases up to the cursor are counted). Otherwise
+ * scope when no filter narrows it, or of its cases in the statuses searched when that is the only
+ * filter (then only the cases up to the cursor are counted). Otherwise
  * one pass over the matches' ids (from an index alone where the filters allow) counts them and,
  * when there are at most `bound`, also sorts them for the page: walking the scope in id order
  * until the page fills, as the planner would, reads every case of the scope before the first

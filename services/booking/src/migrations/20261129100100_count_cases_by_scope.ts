@@ -17,7 +17,7 @@ import type { Knex } from 'knex';
 const STRIPES = 8;
 
 /** Per event: its transition tables, and the change each written row makes to its pair's count. */
-export const EVENTS = {
+const EVENTS = {
   insert: {
     referencing: 'new table as added',
     changes: 'select partner_id, service_provider_id, 1 as change from added',
