@@ -271,7 +271,8 @@ export function translateCaseFilters(
       fragments.push({ sql: `${column} is null`, bindings: [...read.bindings] });
       return;
     }
-    const keptAnyOf = (bound: Array<string | number>) => {
+    // Stored status keys are also kept aside: a search by them alone can take its count from the kept counts.
+    const pushAnyOf = (bound: Array<string | number>) => {
       if (status && !statusReading.current) statuses = bound.map(String);
       fragments.push(anyOf(bound));
     };
@@ -279,7 +280,7 @@ export function translateCaseFilters(
       if (value.length > FILTER_LIMITS.anyOf) return fail(at);
       const bound = value.map(values);
       if (bound.some((entry) => entry === undefined)) return fail(at);
-      keptAnyOf(bound.flat() as Array<string | number>);
+      pushAnyOf(bound.flat() as Array<string | number>);
       return;
     }
     if (isPlainObject(value)) {
@@ -303,7 +304,7 @@ export function translateCaseFilters(
     }
     const bound = values(value);
     if (bound === undefined) return fail(at);
-    keptAnyOf(bound);
+    pushAnyOf(bound);
   };
 
   const entries = dottedFilters(filters);
