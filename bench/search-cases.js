@@ -21,6 +21,7 @@
  * (bench/lib/benchmark.js): each ratio is the raw SQL's p50 over the gateway's, after the indexes.
  */
 'use strict';
+const { AsyncLocalStorage } = require('node:async_hooks');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -145,9 +146,13 @@ function searches(deepCursor, deepOffset) {
 /** The statements one action call issues, captured from knex, to run raw. */
 async function statementsOf(broker, knex, body) {
   const statements = [];
+  // Only the search's own: other work on the same pool (the outbox relay, the embedded
+  // maintenance) runs meanwhile from timers, outside this call's async context.
+  const search = new AsyncLocalStorage();
   // The pg dialect reports numbered placeholders, in binding order; knex.raw takes `?`.
-  const listener = (query) =>
-    statements.push({ sql: query.sql.replace(/\$\d+/g, '?'), bindings: query.bindings ?? [] });
+  const listener = (query) => {
+    if (search.getStore()) statements.push({ sql: query.sql.replace(/\$\d+/g, '?'), bindings: query.bindings ?? [] });
+  };
   knex.on('query', listener);
   const caller = {
     accountId: 2,
@@ -157,7 +162,7 @@ async function statementsOf(broker, knex, body) {
     providerId: null,
     canForceProvider: false,
   };
-  await broker.call('booking.search', body, { meta: { caller } });
+  await search.run(true, () => broker.call('booking.search', body, { meta: { caller } }));
   knex.removeListener('query', listener);
   return statements;
 }
