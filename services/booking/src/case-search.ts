@@ -82,11 +82,12 @@ export async function searchCases(
   }: SearchOptions = {},
 ): Promise<SearchResult> {
   const commonSearch = isPlainObject(params.filters) ? params.filters.commonSearch : undefined;
+  const tagReading = await tagReadingOf(knex, caller, params.filters, probedUpTo);
   const condition = translateCaseFilters(
     params.filters,
     await statusReadingFor(knex, rules),
     caller.role === 'partner',
-    await tagReadingOf(knex, caller, params.filters, probedUpTo),
+    tagReading,
     typeof commonSearch === 'string' ? await commonSearchPieces(knex, commonSearch.trim(), commonTrigramShare) : {},
   );
   const limit = params.pagination?.limit ?? PAGINATION.defaultLimit;
@@ -100,6 +101,13 @@ export async function searchCases(
   if (caller.role === 'partner') scoped.where('c.partner_id', caller.partnerId);
   else if (caller.role === 'provider') scoped.where('c.service_provider_id', caller.providerId);
   if (unexported) scoped.where('c.accepted', false).whereNull('c.cancelled_at');
+  // Tag entries keep their cases' scope, so a search by tags alone finds its matches without
+  // reading a case (each read by id cost about 3 µs: 10 ms for a tag on 3,436 of a partner's cases).
+  const { taggedIds } = condition;
+  const matches =
+    taggedIds && !unexported && (caller.role === 'admin' || tagReading.scope)
+      ? knex.from(knex.raw(`(${taggedIds.sql}) as c`, taggedIds.bindings))
+      : scoped;
 
   const offset = after === undefined ? (params.pagination?.offset ?? 0) : 0;
   const page = { after, offset, size: limit + 1 };
@@ -110,8 +118,8 @@ export async function searchCases(
     // Few matches cost less counted and sorted for the page in one pass (countMatches); many fill a page at once.
     if (matching > sortedInFull) kept = matching;
   }
-  const { count, before, ids } = await countMatches(knex, scoped, page, kept, sortedInFull);
-  const found = await pageOf(knex, scoped, page, ids);
+  const { count, before, ids } = await countMatches(knex, matches, page, kept, sortedInFull);
+  const found = await pageOf(knex, matches, page, ids);
   const rows = found.slice(0, limit);
 
   const cases = await loadCases(
@@ -236,7 +244,7 @@ interface Counted {
 }
 
 /**
- * The matches counted, and those up to the cursor. `kept`: the count of the caller's whole
+ * The matches (`matches`, a query of their ids as `c.id`) counted, and those up to the cursor. `kept`: the count of the caller's whole
  * scope when no filter narrows it, or of its cases in the statuses searched when that is the only
  * filter (then only the cases up to the cursor are counted). Otherwise
  * one pass over the matches' ids (from an index alone where the filters allow) counts them and,
@@ -247,14 +255,14 @@ interface Counted {
  */
 async function countMatches(
   knex: Knex,
-  scoped: Knex.QueryBuilder,
+  matches: Knex.QueryBuilder,
   { after, offset, size }: Page,
   kept: number | undefined,
   bound: number,
 ): Promise<Counted> {
   if (kept !== undefined) {
     if (after === undefined) return { count: kept, before: 0, ids: null };
-    const upTo = (await scoped.clone().where('c.id', '<=', after).first(knex.raw('count(*) as before'))) as {
+    const upTo = (await matches.clone().where('c.id', '<=', after).first(knex.raw('count(*) as before'))) as {
       before: number | string;
     };
     return { count: kept, before: Number(upTo.before), ids: null };
@@ -263,7 +271,7 @@ async function countMatches(
   if (after !== undefined) pageIds.where('id', '>', after);
   // The array is an init plan, computed only when the count is within the bound.
   const counted = (await knex
-    .withMaterialized('matches', scoped.clone().select('c.id'))
+    .withMaterialized('matches', matches.clone().select('c.id'))
     .from('matches')
     .first(
       knex.raw('count(*) as count'),
@@ -276,11 +284,11 @@ async function countMatches(
 /** The page's cases: those of `ids`, or the matches walked in id order (their ids from the index alone). */
 async function pageOf(
   knex: Knex,
-  scoped: Knex.QueryBuilder,
+  matches: Knex.QueryBuilder,
   { after, offset, size }: Page,
   ids: number[] | null,
 ): Promise<Array<{ id: number; guid: string }>> {
-  const walked = scoped.clone().select('c.id').orderBy('c.id').limit(size).offset(offset);
+  const walked = matches.clone().select('c.id').orderBy('c.id').limit(size).offset(offset);
   if (after !== undefined) walked.where('c.id', '>', after);
   return (await knex('booking.cases')
     .whereIn('id', ids ?? walked)
