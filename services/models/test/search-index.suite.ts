@@ -119,7 +119,7 @@ export function searchIndexSuite(infra: boolean): void {
     const broad = searchSql({ model: 'alias lias', limit: 10 });
     const broadPlan = await plan(knex, broad.sql, broad.bindings, 'analyze, costs off, timing off');
     expect(broadPlan.match(/on search_suffixes search_suffixes_\d+ \(never executed\)/g)).toHaveLength(2);
-    expect(broadPlan).toMatch(/on models models_\d+ \(actual rows=1000(\.00)? /);
+    expect(broadPlan).toMatch(/on models m_\d+ \(actual rows=1000(\.00)? /);
   });
 
   it('answers a search within a manufacturer from an index too', async () => {
