@@ -185,8 +185,8 @@ async function measure(url, broker, knex, list, rounds) {
       raw.push(viaSql);
     }
     const plans = [];
-    // The search's own statements: those before the page's cases are loaded by guid.
-    const loading = statements.findIndex((statement) => /where "guid" in/.test(statement.sql));
+    // The search's own statements: those before the page's cases are loaded whole.
+    const loading = statements.findIndex((statement) => /loaded_contacts/.test(statement.sql));
     for (const statement of loading < 0 ? statements : statements.slice(0, loading)) {
       const plan = await knex.raw(`explain (analyze, costs off) ${statement.sql}`, statement.bindings);
       plans.push(plan.rows.map((row) => row['QUERY PLAN']).join('\n'));

@@ -12,7 +12,7 @@ import {
   providerKeysOf,
   type StatusRules,
 } from '@hub/shared';
-import { loadCases, type CaseOut } from './case-shape';
+import { loadCasesById, type CaseOut } from './case-shape';
 import {
   FILTER_LIMITS,
   type SearchPieces,
@@ -119,19 +119,15 @@ export async function searchCases(
     if (matching > sortedInFull) kept = matching;
   }
   const { count, before, ids } = await countMatches(knex, matches, page, kept, sortedInFull);
-  const found = await pageOf(knex, matches, page, ids);
-  const rows = found.slice(0, limit);
-
-  const cases = await loadCases(
-    knex,
-    rows.map((row) => row.guid),
-  );
+  // One case past the page, read whole with the page's, tells whether a page follows.
+  const found = await loadCasesById(knex, ids ?? walkedPage(matches, page));
+  const cases = found.slice(0, limit);
   return {
     data: cases.map((loaded) => caseForPartner(loaded, rules)),
     pagination: {
       offset: after === undefined ? offset : before,
       count,
-      next: found.length > limit ? encodeCursor([rows[rows.length - 1].id]) : null,
+      next: found.length > limit ? encodeCursor([cases[cases.length - 1].id]) : null,
     },
   };
 }
@@ -281,17 +277,9 @@ async function countMatches(
   return { count: Number(counted.count), before: Number(counted.before), ids: counted.ids };
 }
 
-/** The page's cases: those of `ids`, or the matches walked in id order (their ids from the index alone). */
-async function pageOf(
-  knex: Knex,
-  matches: Knex.QueryBuilder,
-  { after, offset, size }: Page,
-  ids: number[] | null,
-): Promise<Array<{ id: number; guid: string }>> {
+/** The page's case ids (and the next one's), the matches walked in id order (from the index alone where the filters allow). */
+function walkedPage(matches: Knex.QueryBuilder, { after, offset, size }: Page): Knex.QueryBuilder {
   const walked = matches.clone().select('c.id').orderBy('c.id').limit(size).offset(offset);
   if (after !== undefined) walked.where('c.id', '>', after);
-  return (await knex('booking.cases')
-    .whereIn('id', ids ?? walked)
-    .orderBy('id')
-    .select('id', 'guid')) as Array<{ id: number; guid: string }>;
+  return walked;
 }

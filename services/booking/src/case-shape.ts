@@ -175,26 +175,58 @@ export function caseOut(
   };
 }
 
-/** Full cases for the given guids, in four queries whatever their number; unknown guids are left out. */
+/** A row of `json_agg`/`row_to_json` output with its timestamp columns read back as Dates, as pg reads them. */
+export function withDates<T>(row: Record<string, unknown>, columns: string[]): T {
+  const dated = { ...row };
+  for (const column of columns) dated[column] = new Date(dated[column] as string);
+  return dated as T;
+}
+
+/** Full cases for the given guids, in id order; unknown guids are left out. */
 export async function loadCases(knex: Knex, guids: string[]): Promise<CaseOut[]> {
   if (guids.length === 0) return [];
-  const rows = (await knex('booking.cases').whereIn('guid', guids).orderBy('id')) as CaseRow[];
-  if (rows.length === 0) return [];
-  const ids = rows.map((row) => row.id);
-  // One after another: inside a transaction the queries share one connection.
-  const contacts = (await knex('booking.case_contacts').whereIn('case_id', ids).orderBy('id')) as ContactRow[];
-  const statuses = (await knex('booking.case_statuses').whereIn('case_id', ids).orderBy('id')) as StatusRow[];
-  const tags = (await knex('booking.case_tags as ct')
-    .join('booking.tags as t', 't.id', 'ct.tag_id')
-    .whereIn('ct.case_id', ids)
-    .orderBy('t.name')
-    .select('ct.case_id', 't.id', 't.name')) as Array<{ case_id: number; id: number; name: string }>;
-  return rows.map((row) =>
+  return casesWhere(knex, 'c.guid', guids);
+}
+
+/** Full cases for the given ids, or the ids a query selects, in id order; unknown ids are left out. */
+export async function loadCasesById(knex: Knex, ids: number[] | Knex.QueryBuilder): Promise<CaseOut[]> {
+  if (Array.isArray(ids) && ids.length === 0) return [];
+  return casesWhere(knex, 'c.id', ids);
+}
+
+/**
+ * Each case with its contacts, statuses and tags in one statement whatever their number: a read
+ * is a round trip to the database for each statement, which costs more than these lookups do.
+ */
+async function casesWhere(
+  knex: Knex,
+  column: 'c.id' | 'c.guid',
+  values: readonly unknown[] | Knex.QueryBuilder,
+): Promise<CaseOut[]> {
+  const rows = (await knex('booking.cases as c')
+    .whereIn(column, values as Knex.QueryBuilder)
+    .orderBy('c.id')
+    .select(
+      'c.*',
+      knex.raw(`(select coalesce(json_agg(cc order by cc.id), '[]') from booking.case_contacts cc
+        where cc.case_id = c.id) as loaded_contacts`),
+      knex.raw(`(select coalesce(json_agg(cs order by cs.id), '[]') from booking.case_statuses cs
+        where cs.case_id = c.id) as loaded_statuses`),
+      knex.raw(`(select coalesce(json_agg(json_build_object('id', t.id, 'name', t.name) order by t.name), '[]')
+        from booking.case_tags ct join booking.tags t on t.id = ct.tag_id where ct.case_id = c.id) as loaded_tags`),
+    )) as Array<
+    CaseRow & {
+      loaded_contacts: Record<string, unknown>[];
+      loaded_statuses: Record<string, unknown>[];
+      loaded_tags: Array<{ id: number; name: string }>;
+    }
+  >;
+  return rows.map(({ loaded_contacts: contacts, loaded_statuses: statuses, loaded_tags: tags, ...row }) =>
     caseOut(
       row,
-      contacts.filter((contact) => contact.case_id === row.id),
-      statuses.filter((status) => status.case_id === row.id),
-      tags.filter((tag) => tag.case_id === row.id).map(({ id, name }) => ({ id, name })),
+      contacts.map((contact) => withDates<ContactRow>(contact, ['created_at'])),
+      statuses.map((status) => withDates<StatusRow>(status, ['declared_at', 'created_at', 'updated_at'])),
+      tags,
     ),
   );
 }

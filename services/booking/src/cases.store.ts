@@ -5,7 +5,15 @@ import type { Caller, ContactDataIn } from '@hub/shared';
 import type { BookingPlan } from './booking-plan';
 import { STATUS_FIELD } from './case-history';
 import { historyEntryOf } from './history.store';
-import { type CaseOut, caseOut, type CaseRow, type ContactRole, type ContactRow, type StatusRow } from './case-shape';
+import {
+  type CaseOut,
+  caseOut,
+  type CaseRow,
+  type ContactRole,
+  type ContactRow,
+  type StatusRow,
+  withDates,
+} from './case-shape';
 
 /** The status a case of a provider without status keys starts with. */
 export const FALLBACK_FIRST_STATUS = { key: 'registered', name: 'Registered' };
@@ -62,13 +70,6 @@ export function storedOrderData(plan: BookingPlan): Record<string, unknown> {
 export function storedProductData(plan: BookingPlan): Record<string, unknown> {
   const { body } = plan;
   return { ...body.productData, noPassword: body.noPassword === true || body.productData.noPassword === true };
-}
-
-/** A row of `json_agg`/`row_to_json` output with its timestamp columns read back as Dates, as pg reads them. */
-function withDates<T>(row: Record<string, unknown>, columns: string[]): T {
-  const dated = { ...row };
-  for (const column of columns) dated[column] = new Date(dated[column] as string);
-  return dated as T;
 }
 
 /**
