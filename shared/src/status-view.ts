@@ -19,10 +19,13 @@ export function partnerKeyOf(rules: StatusRules | null, key: string): string | n
   return mapped;
 }
 
-/** The provider keys a partner's key stands for: those mapped to it and itself when unmapped. */
-export function providerKeysOf(rules: StatusRules | null, partnerKey: string, providerKeys: string[]): string[] {
+/**
+ * The provider keys a partner's key stands for: those mapped to it and itself when unmapped. Any
+ * other key reads as itself, so only the mappings' keys and the key itself can stand for it.
+ */
+export function providerKeysOf(rules: StatusRules | null, partnerKey: string): string[] {
   if (!rules) return [partnerKey];
-  const candidates = new Set([partnerKey, ...providerKeys, ...Object.keys(rules.mappings)]);
+  const candidates = new Set([partnerKey, ...Object.keys(rules.mappings)]);
   return [...candidates].filter((key) => partnerKeyOf(rules, key) === partnerKey);
 }
 

@@ -85,7 +85,7 @@ export async function searchCases(
   const tagReading = await tagReadingOf(knex, caller, params.filters, probedUpTo);
   const condition = translateCaseFilters(
     params.filters,
-    await statusReadingFor(knex, rules),
+    statusReadingFor(rules),
     caller.role === 'partner',
     tagReading,
     typeof commonSearch === 'string' ? await commonSearchPieces(knex, commonSearch.trim(), commonTrigramShare) : {},
@@ -137,12 +137,9 @@ export async function searchCases(
  * them, and with hidden statuses its current status is the last one it may see (as caseForPartner
  * shows it), not the stored one.
  */
-async function statusReadingFor(knex: Knex, rules: StatusRules | null): Promise<StatusReading | undefined> {
+function statusReadingFor(rules: StatusRules | null): StatusReading | undefined {
   if (!rules) return undefined;
-  const providerKeys = ((await knex('booking.status_keys').distinct('key')) as Array<{ key: string }>).map(
-    (row) => row.key,
-  );
-  const keysOf = (key: string) => providerKeysOf(rules, key, providerKeys);
+  const keysOf = (key: string) => providerKeysOf(rules, key);
   const hidden = hiddenProviderKeys(rules);
   if (hidden.length === 0) return { keysOf };
   const current = {
