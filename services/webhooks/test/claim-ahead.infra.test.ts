@@ -3,9 +3,12 @@
  * in its memory (webhooks.store.ts, `claimDue`). Those queued deliveries are a new way to lose or
  * repeat one: this proves that a worker stopping with a queue gives it back at once, so another
  * instance sends each of them exactly once, and that a queued delivery whose lease has run short
- * is not sent. The webhooks service runs in this process on the Postgres server.
+ * is not sent; and that the claim checks each candidate's case order with a lookup of its own,
+ * which keeps its cost from growing with the backlog. The webhooks service runs in this process
+ * on the Postgres server.
  */
 import knexFactory, { type Knex } from 'knex';
+import pg from 'pg';
 import type { ServiceBroker } from 'moleculer';
 import { loadConfig, startHub } from '../../../shared/src';
 import { createServerDatabase, waitFor } from '../../../test/support/hub';
@@ -120,4 +123,27 @@ it('does not send a queued delivery whose lease no longer outlasts its attempt a
   expect(service.worker.lanes.has(999)).toBe(false);
   expect(service.heldLeases().some((lease) => lease.id === row.id)).toBe(false);
   expect(receiver.received.length).toBe(before);
+});
+
+it('checks each candidate for an earlier pending delivery of its case with a lookup of its own', async () => {
+  // auto_explain hands this session the plans of the claim function's statements. As an anti join,
+  // the check read every pending delivery of the subscription for each claim (issue 15's burst).
+  const client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  const plans: string[] = [];
+  client.on('notice', (notice) => plans.push(notice.message ?? ''));
+  try {
+    await client.query("load 'auto_explain'");
+    await client.query('set auto_explain.log_min_duration = 0');
+    await client.query('set auto_explain.log_nested_statements = on');
+    await client.query('set client_min_messages = log');
+    await client.query('begin');
+    await client.query("select webhooks.claim_due('[]'::jsonb, 10, 60000, 8)");
+    await client.query('rollback');
+  } finally {
+    await client.end();
+  }
+  const claim = plans.find((plan) => plan.includes('Update on deliveries'));
+  expect(claim).toMatch(/SubPlan/);
+  expect(claim).not.toMatch(/Anti Join/);
 });

@@ -14,8 +14,16 @@ import { leaseByPartition } from './20261129100000_partition_deliveries_by_occur
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw('drop function webhooks.claim_due(jsonb, integer, integer)');
-  await knex.raw(`
-    create function webhooks.claim_due(mine jsonb, max_count integer, lease_ms integer, depth integer)
+  await knex.raw(claimDueFunction(false));
+}
+
+/**
+ * The claim function's definition. `checkPerCandidate` keeps the check for an earlier pending
+ * delivery of the same case a lookup per candidate (see 20261205100000_check_case_order_per_candidate).
+ */
+export function claimDueFunction(checkPerCandidate: boolean): string {
+  return `
+    create or replace function webhooks.claim_due(mine jsonb, max_count integer, lease_ms integer, depth integer)
     returns setof jsonb
     language plpgsql volatile
     as $$
@@ -47,7 +55,7 @@ export async function up(knex: Knex): Promise<void> {
               and (d.lease_until is null or d.lease_until < now())
               and not exists (select 1 from webhooks.deliveries e
                                where e.subscription_id = d.subscription_id and e.case_guid = d.case_guid
-                                 and e.state = 'pending' and e.id < d.id)
+                                 and e.state = 'pending' and e.id < d.id${checkPerCandidate ? ' offset 0' : ''})
             order by d.next_attempt_at, d.id
             limit greatest(room.free, 0)
             for update of d skip locked
@@ -60,7 +68,7 @@ export async function up(knex: Knex): Promise<void> {
        where d.id = chosen.id and d.occurred_at = chosen.occurred_at
        returning to_jsonb(d) || jsonb_build_object('subscription', to_jsonb(s), 'cap', chosen.cap);
     end
-    $$`);
+    $$`;
 }
 
 export async function down(knex: Knex): Promise<void> {
