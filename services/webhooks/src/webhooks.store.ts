@@ -214,7 +214,7 @@ const RECORD_ATTEMPTS = `with outcome as (
            next_attempt_at = case when o.state = 'pending' then now() + (o.retry_in_ms * interval '1 millisecond') else d.next_attempt_at end,
            finished_at = case when o.state = 'pending' then d.finished_at else now() end
       from outcome o
-     where d.id = o.delivery_id and d.occurred_at = o.delivery_occurred_at
+     where d.id = any(array(select delivery_id from outcome)) and d.id = o.delivery_id and d.occurred_at = o.delivery_occurred_at
   )
   update webhooks.subscriptions s
      set state = 'disabled', state_reason = 'The receiver answered 410 Gone', updated_at = now()
@@ -223,7 +223,10 @@ const RECORD_ATTEMPTS = `with outcome as (
 
 /**
  * Logs attempts and moves their deliveries on, in one statement (so atomically) whatever their
- * number: a worker records the attempts that finished meanwhile together, as one commit.
+ * number: a worker records the attempts that finished meanwhile together, as one commit. The
+ * deliveries are found by their ids as an array, which the primary key answers: joined to the
+ * outcomes alone, a burst's deliveries (new, so without statistics) were read whole and hashed,
+ * 8,000 rows for 8 attempts (10 to 20 ms a record, 2 to 5 by the array).
  */
 export async function recordAttempts(knex: Knex, records: AttemptRecord[]): Promise<void> {
   if (records.length === 0) return;

@@ -3,9 +3,10 @@
  * in its memory (webhooks.store.ts, `claimDue`). Those queued deliveries are a new way to lose or
  * repeat one: this proves that a worker stopping with a queue gives it back at once, so another
  * instance sends each of them exactly once, and that a queued delivery whose lease has run short
- * is not sent; and that the claim checks each candidate's case order with a lookup of its own,
- * which keeps its cost from growing with the backlog. The webhooks service runs in this process
- * on the Postgres server.
+ * is not sent; and that a claim and a record reach their deliveries through indexes (a claim
+ * checks each candidate's case order with a lookup of its own, a record finds its deliveries by
+ * id), so their cost follows what they take, not the backlog. The webhooks service runs in this
+ * process on the Postgres server.
  */
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
@@ -13,6 +14,7 @@ import type { ServiceBroker } from 'moleculer';
 import { loadConfig, startHub } from '../../../shared/src';
 import { createServerDatabase, waitFor } from '../../../test/support/hub';
 import { DELIVERY_SETTINGS } from '../src/settings';
+import { claimDue, type DeliveryRow, recordAttempts } from '../src/webhooks.store';
 import type { WebhooksThis } from '../src/webhooks.service';
 import { domainEvent } from './support/events';
 import { type Receiver, startReceiver } from './support/receiver';
@@ -125,25 +127,69 @@ it('does not send a queued delivery whose lease no longer outlasts its attempt a
   expect(receiver.received.length).toBe(before);
 });
 
-it('checks each candidate for an earlier pending delivery of its case with a lookup of its own', async () => {
-  // auto_explain hands this session the plans of the claim function's statements. As an anti join,
-  // the check read every pending delivery of the subscription for each claim (issue 15's burst).
-  const client = new pg.Client({ connectionString: database.url });
-  await client.connect();
+/**
+ * The plans of the statements `run` makes on a connection of its own, through auto_explain (the
+ * plans inside the claim function too), in a transaction rolled back after.
+ */
+async function plansOf(run: (trx: Knex.Transaction) => Promise<unknown>): Promise<string[]> {
   const plans: string[] = [];
-  client.on('notice', (notice) => plans.push(notice.message ?? ''));
+  const explained = knexFactory({
+    client: 'pg',
+    connection: database.url,
+    pool: {
+      min: 1,
+      max: 1,
+      afterCreate(connection: pg.Client, done: (err: Error | null, connection: pg.Client) => void) {
+        connection.on('notice', (notice) => plans.push(notice.message ?? ''));
+        connection.query(
+          `load 'auto_explain'; set auto_explain.log_min_duration = 0; set auto_explain.log_nested_statements = on;
+           set client_min_messages = log`,
+          (err: Error | null) => done(err, connection),
+        );
+      },
+    },
+  });
   try {
-    await client.query("load 'auto_explain'");
-    await client.query('set auto_explain.log_min_duration = 0');
-    await client.query('set auto_explain.log_nested_statements = on');
-    await client.query('set client_min_messages = log');
-    await client.query('begin');
-    await client.query("select webhooks.claim_due('[]'::jsonb, 10, 60000, 8)");
-    await client.query('rollback');
+    await explained
+      .transaction(async (trx) => {
+        await run(trx);
+        throw new Error('rolled back');
+      })
+      .catch((err: Error) => {
+        if (err.message !== 'rolled back') throw err;
+      });
   } finally {
-    await client.end();
+    await explained.destroy();
   }
+  return plans;
+}
+
+it('checks each candidate for an earlier pending delivery of its case with a lookup of its own', async () => {
+  // As an anti join, the check read every pending delivery of the subscription for each claim (issue 15's burst).
+  const plans = await plansOf((trx) => claimDue(trx, 10, 60_000, [], DELIVERY_SETTINGS.claimAhead));
   const claim = plans.find((plan) => plan.includes('Update on deliveries'));
   expect(claim).toMatch(/SubPlan/);
   expect(claim).not.toMatch(/Anti Join/);
+});
+
+it('finds the deliveries it records by their ids, not by reading them all', async () => {
+  // Finished ones, which no worker claims: 8,000 rows new to the planner, as a burst leaves them.
+  await sql.raw(`insert into webhooks.deliveries (event_id, webhook_id, subscription_id, event_type, payload, occurred_at, state, finished_at)
+    select gen_random_uuid(), 'msg_' || n, 1, 'costProposal.created', '{}', date_trunc('milliseconds', now()), 'succeeded', now()
+    from generate_series(1, 8000) n`);
+  const delivered = (await sql('webhooks.deliveries').orderBy('id', 'desc').limit(8)) as DeliveryRow[];
+  const records = delivered.map((delivery) => ({
+    delivery,
+    startedAt: new Date(),
+    latencyMs: 3,
+    outcome: { ok: true, statusCode: 200 },
+  }));
+  const { rows } = await sql.raw(`select tableoid::regclass::text as name from webhooks.deliveries where id = ?`, [
+    delivered[0].id,
+  ]);
+  const partition = (rows[0].name as string).replace('webhooks.', '');
+  const plans = await plansOf((trx) => recordAttempts(trx, records));
+  const record = plans.find((plan) => plan.includes('Update on deliveries'));
+  expect(record).toContain(`Index Scan on ${partition}_pkey`);
+  expect(record).not.toContain(`Seq Scan on ${partition} `);
 });
