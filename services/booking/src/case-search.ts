@@ -237,14 +237,14 @@ interface Counted {
 }
 
 /**
- * The matches (`matches`, a query of their ids as `c.id`) counted, and those up to the cursor. `kept`: the count of the caller's whole
- * scope when no filter narrows it, or of its cases in the statuses searched when that is the only
- * filter (then only the cases up to the cursor are counted). Otherwise
- * one pass over the matches' ids (from an index alone where the filters allow) counts them and,
- * when there are at most `bound`, also sorts them for the page: walking the scope in id order
- * until the page fills, as the planner would, reads every case of the scope before the first
- * match (260,000 cases for a createdAt week of a partner among a million cases), and a second
- * pass would read the matches again.
+ * The matches (`matches`, a query of their ids as `c.id`) counted, and those up to the cursor.
+ * `kept`: the count of the caller's whole scope when no filter narrows it, or of its cases in the
+ * statuses searched when that is the only filter (then only the cases up to the cursor are
+ * counted). Otherwise one pass over the matches' ids (from an index alone where the filters
+ * allow) counts them and, when there are at most `bound`, also sorts them for the page: walking
+ * the scope in id order until the page fills, as the planner would, reads every case of the scope
+ * before the first match (260,000 cases for a createdAt week of a partner among a million cases),
+ * and a second pass would read the matches again.
  */
 async function countMatches(
   knex: Knex,

@@ -139,8 +139,8 @@ const rankedBy =
 
 /**
  * The CTEs naming tier 2's candidates, `containing` last, each with the columns that rank it
- * (`ranked`). The models holding a word are a range
- * of models.search_suffixes, within the manufacturer when the search names one:
+ * (`ranked`). The models holding a word are a range of models.search_suffixes, within the
+ * manufacturer when the search names one:
  * - one word and no filter but the manufacturer: the first SIMILAR_CANDIDATES_MAX entries of its
  *   range, every match when it has fewer;
  * - otherwise each word's range is counted up to SIMILAR_CANDIDATES_MAX; when one falls short,
