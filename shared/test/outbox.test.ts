@@ -148,7 +148,8 @@ it('relays at once when the missing sink joins, not after its backoff', async ()
 
 it("keeps several batches under way and still hands each case's events on once, in order", async () => {
   received.length = 0;
-  sinkDelayMs = 20;
+  // Longer than a claim takes on a loaded machine, so the next batch is claimed while one is still open.
+  sinkDelayMs = 200;
   // More cases than a batch holds, so that batches of other cases can go while one is under way.
   const cases = Array.from({ length: 3 * OUTBOX_SETTINGS.batchSize }, () => randomUUID());
   const perCase = 4;
