@@ -4,6 +4,7 @@
  * Error classes do not survive the transporter, so rendering keys on `code` and `type` only.
  */
 import { Errors } from 'moleculer';
+import { REFUSED_KEY_ERROR } from './validator';
 
 const { MoleculerClientError, MoleculerRetryableError } = Errors;
 
@@ -162,6 +163,8 @@ function messageForRule(item: { type?: string; expected?: unknown; actual?: unkn
       return `Must be at least ${String(item.expected)}`;
     case 'objectStrict':
       return FIELD_MESSAGES.notAccepted;
+    case REFUSED_KEY_ERROR:
+      return `Key ${String(item.actual)} is not accepted`;
     default:
       return FIELD_MESSAGES.wrongFormat;
   }

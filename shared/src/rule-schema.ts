@@ -8,6 +8,14 @@
  */
 type Schema = Record<string, unknown>;
 
+/**
+ * The one key a record (an object of free keys) may not have. The validator builds a checked
+ * record by assigning its keys to a new object, where `__proto__` sets the prototype instead of a
+ * key and would vanish (or hand the object another's fields), so it is refused by name rather
+ * than lost.
+ */
+export const REFUSED_RECORD_KEY = '__proto__';
+
 /** Keys of a params schema that are options of the validator, not params. */
 export const SKIPPED_RULE_KEYS = new Set(['$$strict', '$$async', '$$root', '$$type']);
 
@@ -127,7 +135,7 @@ export function ruleToSchema(rule: unknown): Schema {
     }
     case 'record':
       schema = { type: 'object', additionalProperties: r.value !== undefined ? ruleToSchema(r.value) : {} };
-      if (r.key !== undefined) schema.propertyNames = ruleToSchema(r.key);
+      schema.propertyNames = { ...ruleToSchema(r.key ?? 'string'), not: { const: REFUSED_RECORD_KEY } };
       break;
     case 'multi':
       schema = { anyOf: (Array.isArray(r.rules) ? r.rules : []).map(ruleToSchema) };

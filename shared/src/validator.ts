@@ -13,6 +13,7 @@
  */
 import { type Middleware, Validators } from 'moleculer';
 import FastestValidator from 'fastest-validator';
+import { REFUSED_RECORD_KEY } from './rule-schema';
 
 type Rule = Record<string, unknown>;
 
@@ -39,6 +40,9 @@ function normalizeRule(rule: unknown): unknown {
     case 'multi':
       normalized.rules = (normalized.rules as unknown[]).map(normalizeRule);
       break;
+    case 'record':
+      normalized.key = keyRuleRefusingPrototype(normalizeRule(normalized.key ?? 'string') as Rule);
+      break;
     case 'number':
       if (normalized.integer) {
         normalized.max ??= INTEGER_COLUMN_MAX;
@@ -49,6 +53,21 @@ function normalizeRule(rule: unknown): unknown {
       break;
   }
   return normalized;
+}
+
+/** The validator's error type of a refused record key, reported on the record's field with the key named. */
+export const REFUSED_KEY_ERROR = 'recordKeyRefused';
+
+type CustomCheck = (value: unknown, errors: Array<Record<string, unknown>>, ...rest: unknown[]) => unknown;
+
+function keyRuleRefusingPrototype(key: Rule): Rule {
+  const ownCheck = key.custom as CustomCheck | undefined;
+  const custom: CustomCheck = (value, errors, ...rest) => {
+    if (value !== REFUSED_RECORD_KEY) return ownCheck ? ownCheck(value, errors, ...rest) : value;
+    errors.push({ type: REFUSED_KEY_ERROR, actual: value });
+    return value;
+  };
+  return { ...key, custom };
 }
 
 function normalizeProps(props: Rule): Rule {

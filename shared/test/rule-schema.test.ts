@@ -8,7 +8,7 @@ describe('ruleToSchema', () => {
     ).toEqual({
       type: 'object',
       additionalProperties: { type: 'boolean' },
-      propertyNames: { type: 'string', minLength: 1, maxLength: 8 },
+      propertyNames: { type: 'string', minLength: 1, maxLength: 8, not: { const: '__proto__' } },
     });
     expect(ruleToSchema({ type: 'email', max: 255 })).toEqual({ type: 'string', format: 'email', maxLength: 255 });
   });

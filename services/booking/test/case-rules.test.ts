@@ -157,6 +157,23 @@ describe('conditional rules', () => {
     await accepts(elkjop, { orderData: { consents: { terms: true } } }, ['acceptConditions']);
   });
 
+  it('8: refuses a consent named __proto__ rather than reading the consents as empty', async () => {
+    const consents = JSON.parse('{"__proto__": true}');
+    await rejects(
+      elkjop,
+      { orderData: { consents } },
+      // The second message is the list form of consents, which an object is not either.
+      { 'orderData.consents': ['Key __proto__ is not accepted', wrongFormat] },
+      ['acceptConditions'],
+    );
+    const notifications = JSON.parse('{"__proto__": {"sms": true}, "customer": {"email": true}}');
+    await rejects(
+      elkjop,
+      { orderData: { notifications } },
+      { 'orderData.notifications': ['Key __proto__ is not accepted'] },
+    );
+  });
+
   it('9 and 11: pickup date and goods type from the list for carriers that need them', async () => {
     await rejects(elkjop, { shipping: 1 }, { 'orderData.pickupDate': [required], 'orderData.goodsType': [required] });
     await rejects(
