@@ -5,8 +5,9 @@
  * instance sends each of them exactly once, and that a queued delivery whose lease has run short
  * is not sent; and that a claim and a record reach their deliveries through indexes (a claim
  * checks each candidate's case order with a lookup of its own, a record finds its deliveries by
- * id), so their cost follows what they take, not the backlog. The webhooks service runs in this
- * process on the Postgres server.
+ * id), so their cost follows what they take, not the backlog; and that a claim never leases a
+ * delivery a record finished or put off under it. The webhooks service runs in this process on
+ * the Postgres server.
  */
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
@@ -31,7 +32,7 @@ const brokers: ServiceBroker[] = [];
 beforeAll(async () => {
   receiver = await startReceiver();
   database = await createServerDatabase();
-  sql = knexFactory({ client: 'pg', connection: database.url, pool: { min: 0, max: 2 } });
+  sql = knexFactory({ client: 'pg', connection: database.url, pool: { min: 0, max: 3 } });
 }, 60_000);
 
 afterAll(async () => {
@@ -192,4 +193,50 @@ it('finds the deliveries it records by their ids, not by reading them all', asyn
   const record = plans.find((plan) => plan.includes('Update on deliveries'));
   expect(record).toContain(`Index Scan on ${partition}_pkey`);
   expect(record).not.toContain(`Seq Scan on ${partition} `);
+});
+
+/** Due deliveries of subscription 1 whose last lease has run out, as a crashed worker leaves them. */
+async function insertLapsedLeases(count: number): Promise<Array<{ id: number }>> {
+  const { rows } = await sql.raw(
+    `insert into webhooks.deliveries (event_id, webhook_id, subscription_id, event_type, payload, occurred_at,
+                                      state, next_attempt_at, lease_until)
+     select gen_random_uuid(), 'msg_lapsed_' || gen_random_uuid(), 1, 'costProposal.created', '{}', now(),
+            'pending', now() - interval '1 minute', now() - interval '1 second'
+       from generate_series(1, ?) returning id`,
+    [count],
+  );
+  return rows;
+}
+
+it('leaves out a delivery a record finished or put off while the claim waited for it', async () => {
+  // Only this test's claim takes deliveries now.
+  await Promise.all(brokers.splice(0).map((broker) => broker.stop()));
+  const [finished, putOff, free] = await insertLapsedLeases(3);
+  const recorder = await sql.transaction();
+  try {
+    await recorder('webhooks.deliveries')
+      .where({ id: finished.id })
+      .update({ state: 'succeeded', lease_until: null, finished_at: sql.fn.now() });
+    await recorder('webhooks.deliveries')
+      .where({ id: putOff.id })
+      .update({ lease_until: null, next_attempt_at: sql.raw(`now() + interval '1 hour'`) });
+    let settled = false;
+    const claiming = claimDue(sql, 10, 60_000, [], DELIVERY_SETTINGS.claimAhead).finally(() => (settled = true));
+    // The claim either skips the rows the record holds or waits for them; only the latter needs the commit.
+    await waitFor(
+      async () =>
+        settled ||
+        (await sql('pg_stat_activity').where({ wait_event_type: 'Lock', wait_event: 'transactionid' })).length > 0,
+      'the claim done or waiting for the record',
+    );
+    await recorder.commit();
+    expect((await claiming).map(({ delivery }) => delivery.id)).toEqual([free.id]);
+  } finally {
+    if (!recorder.isCompleted()) await recorder.rollback();
+  }
+  const rows = await sql('webhooks.deliveries').whereIn('id', [finished.id, putOff.id]).orderBy('id');
+  expect(rows.map((row) => ({ state: row.state, leased: row.lease_until !== null }))).toEqual([
+    { state: 'succeeded', leased: false },
+    { state: 'pending', leased: false },
+  ]);
 });
