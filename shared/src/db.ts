@@ -100,6 +100,7 @@ async function openEmbedded(options: EmbeddedDatabaseOptions, warn: (message: st
   const { PGlite } = require('@electric-sql/pglite') as PGliteModule;
   const { pg_trgm } = require('@electric-sql/pglite/contrib/pg_trgm');
   const { btree_gin } = require('@electric-sql/pglite/contrib/btree_gin');
+  const { intarray } = require('@electric-sql/pglite/contrib/intarray');
   const { PGLiteSocketServer } = require('@electric-sql/pglite-socket');
   /* eslint-enable @typescript-eslint/no-require-imports */
 
@@ -107,7 +108,7 @@ async function openEmbedded(options: EmbeddedDatabaseOptions, warn: (message: st
   const pglite = await PGlite.create({
     dataDir: options.dataDir,
     loadDataDir: options.template,
-    extensions: { pg_trgm, btree_gin },
+    extensions: { pg_trgm, btree_gin, intarray },
   });
   const server = new PGLiteSocketServer({ db: pglite, host: '127.0.0.1', port: 0, maxConnections: 1 });
   await server.start();

@@ -131,11 +131,15 @@ export function searchSql(filter: SearchFilter): Sql {
     select ${text(COLUMNS)} from ${FROM} join answer using (id) order by ${order}`;
 }
 
-/** The columns tier 2 is ranked by, of a model row named `alias`: its similarity to the phrase, then its name. */
+/**
+ * The columns tier 2 is ranked by, of a model row named `alias`: its similarity to the phrase
+ * (pg_trgm's, from the trigrams kept with the model), then its name.
+ */
 const rankedBy =
   (phrase: string) =>
   (alias: string): Sql =>
-    sql`${text(alias)}.id, similarity(${text(alias)}.search_text, ${phrase}) as similarity, lower(${text(alias)}.name) collate "C" as lowered`;
+    sql`${text(alias)}.id, models.trigram_similarity(${text(alias)}.search_trigrams, models.trigram_ids(${phrase})) as similarity,
+      lower(${text(alias)}.name) collate "C" as lowered`;
 
 /**
  * The CTEs naming tier 2's candidates, `containing` last, each with the columns that rank it

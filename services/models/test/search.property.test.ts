@@ -13,6 +13,7 @@ import { databaseOf } from '@hub/shared';
 import { startTestHub, type TestHub } from '../../../test/support/hub';
 import { type SearchFilter, searchModels } from '../src/models.store';
 import { searchTerms, searchTextOf } from '../src/rules';
+import { up as fillSearchTrigrams } from '../src/migrations/20261206100100_fill_search_trigrams';
 
 const MODELS = 3000;
 // Most names hold "book", and manufacturer 1 has most models: both a word and a word within a
@@ -168,4 +169,39 @@ it('keeps exactly the suffixes of every stored model', async () => {
   expect(difference.rows).toEqual([]);
   const { count } = (await knex.raw('select count(*)::int as count from models.search_suffixes')).rows[0];
   expect(count).toBeGreaterThan(MODELS);
+});
+
+/** Models (of all phrases given) whose kept trigrams are stale or rank otherwise than pg_trgm's `similarity`. */
+async function trigramsDiffering(phrases: string[]): Promise<number> {
+  const { rows } = await knex.raw(
+    `select count(*)::int as differing from models.models m, unnest(?::text[]) as phrase
+      where m.search_trigrams is distinct from models.trigram_ids(m.search_text)
+         or models.trigram_similarity(m.search_trigrams, models.trigram_ids(phrase)) <> similarity(m.search_text, phrase)`,
+    [phrases],
+  );
+  return rows[0].differing;
+}
+
+const PHRASES = ['book', 'BOOK', 'øøk', 'bøøk pro 12', 'ab_c 100%', 'zeta phone', 'renamed 3', 'pad-x', '---', 'x'];
+
+it("keeps every model's trigrams, ranking exactly as pg_trgm's similarity does", async () => {
+  expect(await trigramsDiffering(PHRASES)).toBe(0);
+  const { models, ranked } = (
+    await knex.raw(
+      `select count(*)::int as models, count(distinct similarity(search_text, 'book pro'))::int as ranked from models.models`,
+    )
+  ).rows[0];
+  expect({ models: models > MODELS / 2, ranked: ranked > 5 }).toEqual({ models: true, ranked: true });
+});
+
+it('fills the trigrams of the models stored before they were kept', async () => {
+  await knex.raw('alter table models.models drop constraint search_trigrams_kept');
+  await knex.raw('alter table models.models disable trigger search_trigrams');
+  await knex.raw('update models.models set search_trigrams = null where id % 3 = 0');
+  await knex.raw('alter table models.models enable trigger search_trigrams');
+  await fillSearchTrigrams(knex);
+  expect(await trigramsDiffering(PHRASES)).toBe(0);
+  await expect(
+    knex.raw('update models.models set search_trigrams = null where id = (select min(id) from models.models)'),
+  ).rejects.toThrow(/search_trigrams_kept/);
 });
