@@ -30,9 +30,15 @@ export async function up(knex: Knex): Promise<void> {
                            / (cardinality(kept) + cardinality(query) - cardinality(kept operator(models.&) query))::real end $$`);
   // Without a default the column costs no rewrite of the table; 20261206100100 fills it.
   await knex.raw('alter table models.models add column search_trigrams int[]');
+  // An update that names search_text without changing it (a batch writes every field) keeps the
+  // trigrams it has, and no write can set them apart from their text.
   await knex.raw(`create function models.keep_search_trigrams() returns trigger language plpgsql as $$
     begin
-      new.search_trigrams := models.trigram_ids(new.search_text);
+      if tg_op = 'UPDATE' and new.search_text is not distinct from old.search_text then
+        new.search_trigrams := old.search_trigrams;
+      else
+        new.search_trigrams := models.trigram_ids(new.search_text);
+      end if;
       return new;
     end $$`);
   await knex.raw(`create trigger search_trigrams before insert or update of search_text on models.models

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { forEachModelBatch } from './20261130100100_fill_search_suffixes';
 
 /**
  * The trigrams of the models stored before 20261206100000, a batch of models per statement outside
@@ -8,17 +9,12 @@ import type { Knex } from 'knex';
  */
 export const config = { transaction: false };
 
-const MODELS_PER_STATEMENT = 20_000;
-
 export async function up(knex: Knex): Promise<void> {
-  const { last } = (await knex.raw('select coalesce(max(id), 0) as last from models.models')).rows[0];
-  for (let from = 0; from < last; from += MODELS_PER_STATEMENT) {
-    await knex.raw(
-      `update models.models set search_trigrams = models.trigram_ids(search_text)
-       where id > ? and id <= ? and search_trigrams is null`,
-      [from, from + MODELS_PER_STATEMENT],
-    );
-  }
+  await forEachModelBatch(
+    knex,
+    `update models.models set search_trigrams = models.trigram_ids(search_text)
+     where id > ? and id <= ? and search_trigrams is null`,
+  );
   await knex.raw(
     'alter table models.models add constraint search_trigrams_kept check (search_trigrams is not null) not valid',
   );
