@@ -15,6 +15,10 @@ import type { Knex } from 'knex';
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw('create extension if not exists intarray with schema models');
+  // Where it is, should a database's owner have installed it before.
+  const { schema } = (
+    await knex.raw(`select extnamespace::regnamespace::text as schema from pg_extension where extname = 'intarray'`)
+  ).rows[0];
   await knex.raw(`create function models.trigram_ids(search_text text) returns int[]
     language sql immutable strict parallel safe
     as $$ select coalesce(array_agg(id order by id), '{}') from (
@@ -26,8 +30,8 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(`create function models.trigram_similarity(kept int[], query int[]) returns real
     language sql immutable parallel safe
     as $$ select case when cardinality(kept) = 0 or cardinality(query) = 0 then 0::real
-                      else cardinality(kept operator(models.&) query)::real
-                           / (cardinality(kept) + cardinality(query) - cardinality(kept operator(models.&) query))::real end $$`);
+                      else cardinality(kept operator(${schema}.&) query)::real
+                           / (cardinality(kept) + cardinality(query) - cardinality(kept operator(${schema}.&) query))::real end $$`);
   // Without a default the column costs no rewrite of the table; 20261206100100 fills it.
   await knex.raw('alter table models.models add column search_trigrams int[]');
   // An update that names search_text without changing it (a batch writes every field) keeps the
@@ -51,5 +55,10 @@ export async function down(knex: Knex): Promise<void> {
   await knex.raw('alter table models.models drop column search_trigrams');
   await knex.raw('drop function models.trigram_similarity(int[], int[])');
   await knex.raw('drop function models.trigram_ids(text)');
-  await knex.raw('drop extension intarray');
+  // Only the one this migration installed.
+  await knex.raw(`do $$ begin
+    if exists (select 1 from pg_extension where extname = 'intarray' and extnamespace = 'models'::regnamespace) then
+      drop extension intarray;
+    end if;
+  end $$`);
 }
