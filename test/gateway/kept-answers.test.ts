@@ -66,9 +66,9 @@ describe('with metrics on', () => {
     expect(second.body).toEqual(first.body);
     expect(headersOf(second)).toEqual(headersOf(first));
     expect(second.headers.get('x-request-id')).not.toBe(first.headers.get('x-request-id'));
-    expect(Number(second.headers.get('x-rate-limit-remaining'))).toBe(
-      Number(first.headers.get('x-rate-limit-remaining')) - 1,
-    );
+    const remaining = Number(first.headers.get('x-rate-limit-remaining')) - 1;
+    expect(Number(second.headers.get('x-rate-limit-remaining'))).toBe(remaining);
+    expect(second.headers.get('ratelimit')).toMatch(new RegExp(`^"default";r=${remaining};t=\\d+$`));
     const after = await metricsOf(hub);
     expect(after.calls('catalog.manufacturers')).toBe(before.calls('catalog.manufacturers'));
     expect(after.kept).toBe(before.kept + 1);
@@ -140,6 +140,11 @@ it('counts kept answers in the rate limit and refuses them over it', async () =>
     expect(limited.body).toEqual({ error: { message: 'Too many requests' } });
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(limited.headers.get('ratelimit-policy')).toBe('"default";q=2;w=60');
+    expect(limited.headers.get('x-rate-limit-limit')).toBe('2');
+    expect(limited.headers.get('x-rate-limit-remaining')).toBe('0');
+    expect(limited.headers.get('x-request-id')).toBeTruthy();
+    expect(limited.headers.get('cache-control')).toBe('no-store');
+    expect(limited.headers.get('x-content-type-options')).toBe('nosniff');
   } finally {
     await hub.stop();
   }

@@ -82,6 +82,7 @@ const TOKEN_CACHE_MAX = 10_000;
 const MAX_TOKEN_LENGTH = 512;
 /** The name of the per-token limit in the RateLimit-Policy and RateLimit fields: the hub has one. */
 const RATE_LIMIT_POLICY = 'default';
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 type HubRequest = IncomingMessage & {
   query?: Record<string, unknown>;
@@ -104,13 +105,15 @@ type HubRequest = IncomingMessage & {
 /** A route as moleculer-web keeps it, with its rate limiter (`store` counts the window). */
 interface ApiRoute {
   path: string;
-  rateLimit?: {
-    limit: number;
-    window: number;
-    headers: boolean;
-    key(req: IncomingMessage): string | undefined;
-    store: { resetTime: number; inc(key: string): number | Promise<number> };
-  };
+  rateLimit?: RateLimiter;
+}
+
+interface RateLimiter {
+  limit: number;
+  window: number;
+  headers: boolean;
+  key(req: IncomingMessage): string | undefined;
+  store: { resetTime: number; inc(key: string): number | Promise<number> };
 }
 
 /** A route as moleculer-web builds it from an action's `rest` (its Alias). */
@@ -234,11 +237,28 @@ function pathParamsOf(routePath: string | undefined): string[] {
   return [...(routePath ?? '').matchAll(/:(\w+)/g)].map((match) => match[1]);
 }
 
+/**
+ * Header fields as name, value, name, value: the form `writeHead` takes whole, so an answer that
+ * sets no field one by one (a kept answer) hands Node its fields in one piece.
+ */
+type HeaderFields = Array<string | number>;
+
+function setFields(res: ServerResponse, fields: HeaderFields) {
+  for (let i = 0; i < fields.length; i += 2) res.setHeader(fields[i] as string, fields[i + 1]);
+}
+
+/** The fields of every answer: its request id, and no cache keeps it (it holds partners' and consumers' data; pages that may be cached say so). */
+function standardFields(req: HubRequest): HeaderFields {
+  return ['X-Request-Id', req.requestId, 'Cache-Control', 'no-store', 'X-Content-Type-Options', 'nosniff'];
+}
+
 /** An older version's path says so on every answer, an error too: since when, and when it may stop answering. */
+function deprecationFields(req: HubRequest): HeaderFields {
+  return req.$action?.deprecated ? ['Deprecation', OLDER_VERSIONS_DEPRECATION, 'Sunset', OLDER_VERSIONS_SUNSET] : [];
+}
+
 function markDeprecated(req: HubRequest, res: ServerResponse) {
-  if (!req.$action?.deprecated) return;
-  res.setHeader('Deprecation', OLDER_VERSIONS_DEPRECATION);
-  res.setHeader('Sunset', OLDER_VERSIONS_SUNSET);
+  setFields(res, deprecationFields(req));
 }
 
 /** Whole seconds until the rate limit's window starts again (0 when it is due). */
@@ -255,8 +275,30 @@ function markRateLimit(req: HubRequest, res: ServerResponse) {
   const limiter = req.$route?.rateLimit;
   const remaining = res.getHeader('X-Rate-Limit-Remaining');
   if (!limiter || remaining === undefined) return;
-  res.setHeader('RateLimit-Policy', `"${RATE_LIMIT_POLICY}";q=${limiter.limit};w=${limiter.window / 1000}`);
-  res.setHeader('RateLimit', `"${RATE_LIMIT_POLICY}";r=${String(remaining)};t=${secondsUntilReset(limiter.store)}`);
+  setFields(res, rateLimitFields(limiter, Number(remaining)));
+}
+
+function rateLimitFields(limiter: RateLimiter, remaining: number): HeaderFields {
+  return [
+    'RateLimit-Policy',
+    `"${RATE_LIMIT_POLICY}";q=${limiter.limit};w=${limiter.window / 1000}`,
+    'RateLimit',
+    `"${RATE_LIMIT_POLICY}";r=${remaining};t=${secondsUntilReset(limiter.store)}`,
+  ];
+}
+
+/** moleculer-web's X-Rate-Limit-* fields, as its alias handler sets them after counting a request. */
+function counterFields(limiter: RateLimiter, remaining: number): HeaderFields {
+  return limiter.headers
+    ? [
+        'X-Rate-Limit-Limit',
+        limiter.limit,
+        'X-Rate-Limit-Remaining',
+        Math.max(0, remaining),
+        'X-Rate-Limit-Reset',
+        limiter.store.resetTime,
+      ]
+    : [];
 }
 
 const rateLimitKeys = new Map<string, string>();
@@ -300,13 +342,16 @@ function rootCallOptions(options: { requestID?: string }, req: HubRequest) {
 const responseOfSocket = new WeakMap<Socket, ServerResponse>();
 
 function assignRequestId(this: GatewayThis, req: HubRequest, res: ServerResponse, next: () => void) {
+  beginRequest.call(this, req, res);
+  setFields(res, standardFields(req));
+  next();
+}
+
+/** Gives the request its id and its line in the access log, written when the answer is. */
+function beginRequest(this: GatewayThis, req: HubRequest, res: ServerResponse) {
   requestIdOf(req);
   req.startedAt = process.hrtime.bigint();
   responseOfSocket.set(req.socket, res);
-  res.setHeader('X-Request-Id', req.requestId);
-  // Answers hold partners' and consumers' data: no cache keeps them (pages that may be cached say so).
-  res.setHeader('Cache-Control', 'no-store');
-  res.setHeader('X-Content-Type-Options', 'nosniff');
   res.once('finish', () => {
     const ms = Number(process.hrtime.bigint() - req.startedAt) / 1e6;
     this.logger.info({
@@ -319,7 +364,6 @@ function assignRequestId(this: GatewayThis, req: HubRequest, res: ServerResponse
       accountId: req.caller?.accountId,
     });
   });
-  next();
 }
 
 function sendRendered(this: GatewayThis, req: HubRequest, res: ServerResponse, err: unknown) {
@@ -357,7 +401,7 @@ function sendRendered(this: GatewayThis, req: HubRequest, res: ServerResponse, e
   markRateLimit(req, res);
   res.statusCode = rendered.status;
   for (const [name, value] of Object.entries(rendered.headers)) res.setHeader(name, value);
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Type', JSON_CONTENT_TYPE);
   res.end(JSON.stringify(rendered.body));
 }
 
@@ -386,55 +430,50 @@ function answerFromCache(this: GatewayThis, req: HubRequest, res: ServerResponse
   if (resolution?.caller !== kept.resolvedCaller || resolution.expiresAt <= Date.now()) return false;
   // A service gone answers 503 through the routes, as it would without the kept answer.
   if (!registeredAction(this.broker, kept.action)?.hasAvailable()) return false;
-  assignRequestId.call(this, req, res, () => undefined);
+  beginRequest.call(this, req, res);
   req.caller = kept.caller;
   req.$action = { name: kept.action, deprecated: kept.deprecated };
   req.$route = this.routes.find((route) => route.path === API_PATH);
-  const fail = (err: unknown) => sendRendered.call(this, req, res, err);
-  try {
-    // The in-process store counts at once; a shared one answers later.
-    const counting = countRequest(req, res);
-    if (counting) counting.then(() => sendKept.call(this, req, res, kept), fail);
-    else sendKept.call(this, req, res, kept);
-  } catch (err) {
-    fail(err);
-  }
+  const fail = (err: unknown) => {
+    setFields(res, standardFields(req));
+    sendRendered.call(this, req, res, err);
+  };
+  // Counted as moleculer-web's alias handler counts the answers that reach it: the in-process
+  // store counts at once, a shared one answers later.
+  const limiter = req.$route?.rateLimit;
+  const counterKey = limiter?.key(req);
+  const count = limiter && counterKey ? limiter.store.inc(counterKey) : undefined;
+  if (typeof count === 'object') count.then((counted) => sendKept.call(this, req, res, kept, counted)).catch(fail);
+  else
+    try {
+      sendKept.call(this, req, res, kept, count);
+    } catch (err) {
+      fail(err);
+    }
   return true;
 }
 
-/** A kept answer, once the request has its id, access log and rate limit as every request does. */
-function sendKept(this: GatewayThis, req: HubRequest, res: ServerResponse, kept: KeptAnswer) {
-  markDeprecated(req, res);
-  markRateLimit(req, res);
-  res.statusCode = 200;
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', kept.bytes);
+/**
+ * A kept answer, with the fields every request's answer has (request id, rate limit, deprecation),
+ * written in one piece; over the rate limit, throws as moleculer-web's limiter does.
+ */
+function sendKept(this: GatewayThis, req: HubRequest, res: ServerResponse, kept: KeptAnswer, count?: number) {
+  const fields = standardFields(req);
+  const limiter = req.$route?.rateLimit;
+  if (limiter && count !== undefined) {
+    const remaining = limiter.limit - count;
+    const counter = counterFields(limiter, remaining);
+    if (remaining < 0) {
+      setFields(res, counter);
+      throw new ApiGateway.Errors.RateLimitExceeded('', undefined);
+    }
+    fields.push(...counter);
+    if (counter.length) fields.push(...rateLimitFields(limiter, remaining));
+  }
+  fields.push(...deprecationFields(req), 'Content-Type', JSON_CONTENT_TYPE, 'Content-Length', kept.bytes);
+  res.writeHead(200, fields);
   res.end(kept.body);
   if (this.broker.isMetricsEnabled()) this.broker.metrics.increment(HUB_METRICS.KEPT_ANSWERS, { action: kept.action });
-}
-
-/**
- * The route's rate limit as moleculer-web's alias handler counts it, for the answers that do not
- * reach it: throws when the request is over the limit, or answers a promise that rejects then.
- */
-function countRequest(req: HubRequest, res: ServerResponse): Promise<void> | undefined {
-  const limiter = req.$route?.rateLimit;
-  const key = limiter?.key(req);
-  if (!limiter || !key) return undefined;
-  const count = limiter.store.inc(key);
-  if (typeof count !== 'number') return count.then((counted) => checkCount(limiter, counted, res));
-  checkCount(limiter, count, res);
-  return undefined;
-}
-
-function checkCount(limiter: NonNullable<ApiRoute['rateLimit']>, count: number, res: ServerResponse) {
-  const remaining = limiter.limit - count;
-  if (limiter.headers) {
-    res.setHeader('X-Rate-Limit-Limit', limiter.limit);
-    res.setHeader('X-Rate-Limit-Remaining', Math.max(0, remaining));
-    res.setHeader('X-Rate-Limit-Reset', limiter.store.resetTime);
-  }
-  if (remaining < 0) throw new ApiGateway.Errors.RateLimitExceeded('', undefined);
 }
 
 /**
@@ -595,7 +634,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
         mappingPolicy: 'restrict',
         aliases: {
           'GET api/openapi.json': page(function (this: GatewayThis, _req, res) {
-            send(res, 'application/json; charset=utf-8', JSON.stringify(this.openApiDocument()));
+            send(res, JSON_CONTENT_TYPE, JSON.stringify(this.openApiDocument()));
           }),
           'GET api/docs': page((req, res) => {
             // The page's links are relative to /api/docs; with a trailing slash they would miss.

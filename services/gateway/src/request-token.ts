@@ -12,8 +12,10 @@ export function camelCaseName(name: string): string {
   return name.replace(/[-_]+([a-z0-9])/gi, (_match, next: string) => next.toUpperCase());
 }
 
-/** Whether a query parameter, in any notation, is the token. */
-export const isTokenQueryParam = (name: string) => camelCaseName(name) === TOKEN_QUERY_PARAM;
+/** Whether a query parameter, in any notation, is the token (a name without separators is its own camelCase). */
+export const isTokenQueryParam = (name: string) =>
+  name === TOKEN_QUERY_PARAM ||
+  ((name.includes('-') || name.includes('_')) && camelCaseName(name) === TOKEN_QUERY_PARAM);
 
 export function tokenOf(req: IncomingMessage & { query?: Record<string, unknown> }): string | undefined {
   const tokenName = Object.keys(req.query ?? {}).find(isTokenQueryParam);
