@@ -47,7 +47,8 @@ beforeAll(async () => {
   const generated = fc.sample(fc.array(generatedModel, { minLength: MODELS, maxLength: MODELS }), 1)[0];
   const rows = generated.map((model, i) => {
     const name = `${model.series} ${model.variant}${i}`;
-    const mpn = `${model.mpn}${i}`;
+    // Unique as the registry requires: the number after the last hyphen is the model's own.
+    const mpn = `${model.mpn}-${i}`;
     return {
       name,
       mpn,
