@@ -247,7 +247,10 @@ function setFields(res: ServerResponse, fields: HeaderFields) {
   for (let i = 0; i < fields.length; i += 2) res.setHeader(fields[i] as string, fields[i + 1]);
 }
 
-/** The fields of every answer: its request id, and no cache keeps it (it holds partners' and consumers' data; pages that may be cached say so). */
+/**
+ * The fields of every answer: its request id, and that no cache keeps it (answers hold partners'
+ * and consumers' data; pages that may be cached say so).
+ */
 function standardFields(req: HubRequest): HeaderFields {
   return ['X-Request-Id', req.requestId, 'Cache-Control', 'no-store', 'X-Content-Type-Options', 'nosniff'];
 }
