@@ -160,7 +160,13 @@ async function findKept(knex: Knex, request: KeyedRequest): Promise<KeptAnswer |
  * key gives way; a live one (committed, or waited for until its transaction ends) answers false.
  */
 async function recordKey(knex: Knex, request: KeyedRequest, status: number | null, answer: unknown): Promise<boolean> {
-  const result = await knex.raw(
+  return keyRecorded(await recordKeyStatement(knex, request, status, answer));
+}
+
+const keyRecorded = (answer: { rows: unknown[] }) => answer.rows.length === 1;
+
+function recordKeyStatement(knex: Knex, request: KeyedRequest, status: number | null, answer: unknown): Knex.Raw {
+  return knex.raw(
     `insert into ?? as kept (account_id, action, key, request_hash, status, answer) values (?, ?, ?, ?, ?, ?)
      on conflict (account_id, action, key) do update
         set request_hash = excluded.request_hash, status = excluded.status, answer = excluded.answer, created_at = now()
@@ -178,7 +184,6 @@ async function recordKey(knex: Knex, request: KeyedRequest, status: number | nul
       request.abandonedBefore,
     ],
   );
-  return (result.rows as unknown[]).length === 1;
 }
 
 function requestOf(ctx: Context): KeyedRequest | undefined {
@@ -194,10 +199,29 @@ const statusOf = (ctx: Context) => (ctx.meta as CallerMeta).$statusCode ?? 200;
  * answer is the one given. Does nothing for a request without a key.
  */
 export async function keepIdempotentAnswer(trx: Knex.Transaction, ctx: Context, answer: unknown): Promise<void> {
+  const keeping = idempotentAnswerStatement(trx, ctx, answer);
+  if (keeping) keeping.check(await keeping.statement);
+}
+
+/**
+ * `keepIdempotentAnswer` for a transaction that sends its statements itself: the statement to run
+ * in it, and the check of its answer, which throws (for the transaction to be rolled back) when
+ * a request with the same key came first. Undefined for a request without a key.
+ */
+export function idempotentAnswerStatement(
+  knex: Knex,
+  ctx: Context,
+  answer: unknown,
+): { statement: Knex.Raw; check(result: { rows: unknown[] }): void } | undefined {
   const request = requestOf(ctx);
-  if (!request) return;
-  if (!(await recordKey(trx, request, statusOf(ctx), answer))) throw new KeyTakenError();
-  request.kept = true;
+  if (!request) return undefined;
+  return {
+    statement: recordKeyStatement(knex, request, statusOf(ctx), answer),
+    check(result) {
+      if (!keyRecorded(result)) throw new KeyTakenError();
+      request.kept = true;
+    },
+  };
 }
 
 /**

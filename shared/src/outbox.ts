@@ -118,6 +118,17 @@ export async function writeEvent(trx: Knex.Transaction, schema: string, event: N
  * statement's rows take their ids in order); returns their ids.
  */
 export async function writeEvents(trx: Knex.Transaction, schema: string, events: NewEvent[]): Promise<string[]> {
+  const { statement, eventIds } = eventsInsert(trx, schema, events);
+  await statement;
+  return eventIds;
+}
+
+/** The statement that writes events as `writeEvents` does, for a transaction that sends its statements itself. */
+export function eventsInsert(
+  knex: Knex,
+  schema: string,
+  events: NewEvent[],
+): { statement: Knex.QueryBuilder; eventIds: string[] } {
   const rows = events.map((event) => ({
     event_id: randomUUID(),
     type: event.type,
@@ -125,8 +136,7 @@ export async function writeEvents(trx: Knex.Transaction, schema: string, events:
     audience: JSON.stringify(event.audience),
     payload: JSON.stringify(event.payload),
   }));
-  await trx(`${schema}.outbox`).insert(rows);
-  return rows.map((row) => row.event_id);
+  return { statement: knex(`${schema}.outbox`).insert(rows), eventIds: rows.map((row) => row.event_id) };
 }
 
 interface OutboxRow {

@@ -1,4 +1,5 @@
 /** Booking (spec 4.4) and the case lookups other services make. */
+import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Context, ServiceActionsSchema } from 'moleculer';
 import {
@@ -10,18 +11,19 @@ import {
   type CasePartiesEntry,
   DOMAIN_EVENTS,
   FieldsValidationError,
-  inTransaction,
-  keepIdempotentAnswer,
+  eventsInsert,
+  idempotentAnswerStatement,
+  type Statement,
+  transactionInTwoFlights,
   UUID_PATTERN,
-  writeEvents,
   DATA_RESULT,
   type ParamsOf,
 } from '@hub/shared';
 import { type BookingPlan, planBooking, type PlanResult } from './booking-plan';
 import { statusRulesFor } from './case-access';
 import { loadCases } from './case-shape';
-import { firstStatusOf, insertCase } from './cases.store';
-import { insertExternalRequest, type RequestStatus, TRACKED_REQUEST_TYPE } from './requests.store';
+import { caseInsert, firstStatusOf, writtenCase } from './cases.store';
+import { externalRequestInsert, type RequestStatus, TRACKED_REQUEST_TYPE } from './requests.store';
 import { statusAddedEvent } from './statuses.actions';
 import type { BookingThis } from './booking.types';
 import { CREATED } from './responses';
@@ -44,7 +46,12 @@ interface AttemptOutcome {
   meta?: Record<string, unknown>;
   caseId?: number;
 }
-type TrackAttempt = (knex: Knex, outcome: AttemptOutcome) => Promise<unknown>;
+interface TrackAttempt {
+  /** Keeps the attempt with its outcome; nothing for an attempt without a trackingId. */
+  record(knex: Knex, outcome: AttemptOutcome): Promise<void>;
+  /** The statement that keeps it, for a transaction that sends its statements itself. */
+  statement(knex: Knex, outcome: AttemptOutcome): Statement | undefined;
+}
 
 /**
  * Keeps a booking attempt sent with a trackingId (spec 4.4 rule 2) whole, every field as sent,
@@ -52,18 +59,24 @@ type TrackAttempt = (knex: Knex, outcome: AttemptOutcome) => Promise<unknown>;
  */
 function attemptTracker(caller: Caller, raw: unknown, attemptMeta: Record<string, unknown> = {}): TrackAttempt {
   const trackingId = trackingIdOf(raw);
-  return async (knex, outcome) => {
-    if (!trackingId) return;
-    await insertExternalRequest(knex, caller, {
-      caseId: outcome.caseId,
-      type: TRACKED_REQUEST_TYPE,
-      status: outcome.status,
-      trackingId,
-      meta: { trackingId, ...attemptMeta, ...outcome.meta },
-      request: JSON.stringify(raw),
-      response: JSON.stringify(outcome.response),
-      message: outcome.message,
-    });
+  const statement = (knex: Knex, outcome: AttemptOutcome) =>
+    trackingId
+      ? externalRequestInsert(knex, caller, {
+          caseId: outcome.caseId,
+          type: TRACKED_REQUEST_TYPE,
+          status: outcome.status,
+          trackingId,
+          meta: { trackingId, ...attemptMeta, ...outcome.meta },
+          request: JSON.stringify(raw),
+          response: JSON.stringify(outcome.response),
+          message: outcome.message,
+        })
+      : undefined;
+  return {
+    statement,
+    async record(knex, outcome) {
+      await statement(knex, outcome);
+    },
   };
 }
 
@@ -80,7 +93,7 @@ async function plannedBooking(
     result = await planBooking(ctx, caller, raw);
   } catch (err) {
     const error = err as { message?: string; type?: string; data?: unknown };
-    await track(knex, {
+    await track.record(knex, {
       status: 'error',
       message: error.message ?? 'Error',
       response: { error: { message: error.message, type: error.type, data: error.data ?? null } },
@@ -89,7 +102,7 @@ async function plannedBooking(
   }
   if (result.details) {
     const error = new FieldsValidationError(result.details);
-    await track(knex, {
+    await track.record(knex, {
       status: 'error',
       message: error.message,
       response: { error: { message: error.message, details: result.details } },
@@ -116,7 +129,7 @@ export const caseActions: ServiceActionsSchema = {
       const track = attemptTracker(caller, ctx.params, { validateOnly: true });
       await plannedBooking(ctx, caller, ctx.params, this.db.knex, track);
       const response = { data: { result: true } };
-      await track(this.db.knex, { status: 'success', message: 'Validation passed', response });
+      await track.record(this.db.knex, { status: 'success', message: 'Validation passed', response });
       return response;
     },
   },
@@ -134,28 +147,36 @@ export const caseActions: ServiceActionsSchema = {
       const track = attemptTracker(caller, raw);
       const plan = await plannedBooking(ctx, caller, raw, this.db.knex, track);
       const status = firstStatusOf(await this.firstStatuses.get(), plan.provider.id);
-      const answer = await inTransaction(this.db.knex, async (trx) => {
-        const { row, firstStatus, created: full } = await insertCase(trx, plan, status, caller);
-        await writeEvents(trx, 'booking', [
-          {
-            type: DOMAIN_EVENTS.CASE_CREATED,
-            caseGuid: row.guid,
-            audience: { providerId: row.service_provider_id },
-            payload: { case: full },
-          },
-          statusAddedEvent(row, firstStatus, null, full),
-        ]);
-        await track(trx, {
-          status: 'success',
-          message: 'Case created',
-          response: { guid: row.guid },
-          meta: { caseId: row.id, guid: row.guid },
-          caseId: row.id,
-        });
-        const created = { guid: row.guid };
-        await keepIdempotentAnswer(trx, ctx, created);
-        return created;
-      });
+      const { knex } = this.db;
+      const created = { guid: randomUUID() };
+      // The answer's key and the case go with BEGIN; the events and the tracked attempt, which
+      // name the case's database id, with COMMIT.
+      const keeping = idempotentAnswerStatement(knex, ctx, created);
+      const answer = await transactionInTwoFlights(
+        knex,
+        [caseInsert(knex, created.guid, plan, status, caller), ...(keeping ? [keeping.statement] : [])],
+        ([caseWritten, keyKept]) => {
+          if (keeping) keeping.check(keyKept);
+          const { row, firstStatus, created: full } = writtenCase(caseWritten);
+          const events = eventsInsert(knex, 'booking', [
+            {
+              type: DOMAIN_EVENTS.CASE_CREATED,
+              caseGuid: row.guid,
+              audience: { providerId: row.service_provider_id },
+              payload: { case: full },
+            },
+            statusAddedEvent(row, firstStatus, null, full),
+          ]);
+          const tracked = track.statement(knex, {
+            status: 'success',
+            message: 'Case created',
+            response: created,
+            meta: { caseId: row.id, guid: row.guid },
+            caseId: row.id,
+          });
+          return { statements: [events.statement, ...(tracked ? [tracked] : [])], result: created };
+        },
+      );
       this.relayOutbox();
       return answer;
     },

@@ -1,5 +1,4 @@
 /** Writing a new case: the row, its contacts, its first status and its history entry, in the caller's transaction. */
-import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Caller, ContactDataIn } from '@hub/shared';
 import type { BookingPlan } from './booking-plan';
@@ -73,21 +72,23 @@ export function storedProductData(plan: BookingPlan): Record<string, unknown> {
 }
 
 /**
- * Inserts a booked case with its contacts, its first status and the history entry of its booking,
- * and answers it in the Case shape from the rows written (a new case has no tags), so its events
- * need no read back. One statement: booking is the busiest write, and each statement of its
- * transaction is a round trip to the database, which costs more than the statement itself.
+ * The statement that inserts a booked case with its contacts, its first status and the history
+ * entry of its booking, answering the case's row with the contacts and status it wrote (read by
+ * `writtenCase`), so its events need no read back. One statement: booking is the busiest write,
+ * and each statement of its transaction is a round trip to the database, which costs more than
+ * the statement itself.
  */
-export async function insertCase(
-  trx: Knex.Transaction,
+export function caseInsert(
+  knex: Knex,
+  guid: string,
   plan: BookingPlan,
   status: { key: string; name: string },
   booker: Caller,
-): Promise<{ row: CaseRow; firstStatus: StatusRow; created: CaseOut }> {
+): Knex.Raw {
   const { body } = plan;
   const country = (body.consumer ?? body.customer).countryCode;
   const caseValues: Record<string, unknown> = {
-    guid: randomUUID(),
+    guid,
     partner_id: plan.partner.id,
     service_provider_id: plan.provider.id,
     service_provider_department_id: plan.department?.id ?? null,
@@ -117,7 +118,7 @@ export async function insertCase(
   const marks = (count: number, mark: '?' | '??') => Array.from({ length: count }, () => mark).join(', ');
   // Contacts and the history entry come as JSON read into rows of their tables, so each value
   // takes its column's type.
-  const result = (await trx.raw(
+  return knex.raw(
     `with new_case as (
        insert into booking.cases (${marks(caseColumns.length, '??')})
        values (${marks(caseColumns.length, '?')}) returning *
@@ -149,10 +150,19 @@ export async function insertCase(
       ...historyColumns.map((column) => `entry.${column}`),
       JSON.stringify(history),
     ] as Knex.RawBinding[],
-  )) as {
-    rows: Array<CaseRow & { written_contacts: Record<string, unknown>[]; written_status: Record<string, unknown> }>;
+  );
+}
+
+/** The case `caseInsert` wrote, from its answer: its row, its first status and the Case shape (a new case has no tags). */
+export function writtenCase(answer: { rows: unknown[] }): { row: CaseRow; firstStatus: StatusRow; created: CaseOut } {
+  const {
+    written_contacts: writtenContacts,
+    written_status: writtenStatus,
+    ...row
+  } = answer.rows[0] as CaseRow & {
+    written_contacts: Record<string, unknown>[];
+    written_status: Record<string, unknown>;
   };
-  const { written_contacts: writtenContacts, written_status: writtenStatus, ...row } = result.rows[0];
   const contactRows = writtenContacts.map((contact) => withDates<ContactRow>(contact, ['created_at']));
   const firstStatus = withDates<StatusRow>(writtenStatus, ['declared_at', 'created_at', 'updated_at']);
   return { row, firstStatus, created: caseOut(row, contactRows, [firstStatus], []) };

@@ -86,7 +86,13 @@ export async function insertExternalRequest(
   caller: Caller,
   record: NewExternalRequest,
 ): Promise<ExternalRequestOut> {
-  const [row] = (await knex(REQUEST_LOG)
+  const [row] = (await externalRequestInsert(knex, caller, record)) as ExternalRequestRow[];
+  return externalRequestOut(row);
+}
+
+/** The statement of `insertExternalRequest`, for a transaction that sends its statements itself. */
+export function externalRequestInsert(knex: Knex, caller: Caller, record: NewExternalRequest): Knex.QueryBuilder {
+  return knex(REQUEST_LOG)
     .insert({
       case_id: record.caseId ?? null,
       partner_id: caller.partnerId,
@@ -101,8 +107,7 @@ export async function insertExternalRequest(
       response: record.response ?? null,
       message: record.message ?? null,
     })
-    .returning('*')) as ExternalRequestRow[];
-  return externalRequestOut(row);
+    .returning('*');
 }
 
 /** A partner's tracked booking attempts under one trackingId, oldest first. */
