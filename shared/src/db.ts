@@ -6,6 +6,7 @@
  * that is why every table is schema-qualified and why no transaction may wait on another
  * service's action (it would wait for the connection it holds).
  */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
@@ -183,9 +184,21 @@ export async function inTransaction<T>(
 /** A statement of a write, built and not yet run. */
 export type Statement = Knex.QueryBuilder | Knex.Raw;
 
+/**
+ * A statement a connection parses and plans once and then only runs: for the busiest writes,
+ * whose text is long and the same each time, parsing and planning cost as much as running.
+ */
+export interface PreparedStatement {
+  prepared: Statement;
+}
+
+export const prepared = (statement: Statement): PreparedStatement => ({ prepared: statement });
+
+type FlightStatement = Statement | PreparedStatement;
+
 /** What the statements of a transaction's second flight are and what the write answers. */
 export interface ClosingFlight<T> {
-  statements: Statement[];
+  statements: FlightStatement[];
   result: T;
 }
 
@@ -201,7 +214,7 @@ export interface ClosingFlight<T> {
  */
 export async function transactionInTwoFlights<T>(
   knex: Knex,
-  opening: Statement[],
+  opening: FlightStatement[],
   close: (answers: pg.QueryResult[]) => ClosingFlight<T>,
 ): Promise<T> {
   const connection = (await knex.client.acquireConnection()) as pg.Client;
@@ -224,11 +237,18 @@ export async function transactionInTwoFlights<T>(
  * gets them all in one packet, and the first error is thrown once every statement has answered;
  * another runs them one after another up to the first error.
  */
-async function sendFlight(connection: pg.Client, statements: Array<Statement | string>): Promise<pg.QueryResult[]> {
-  const send = (statement: Statement | string) => {
+async function sendFlight(
+  connection: pg.Client,
+  statements: Array<FlightStatement | string>,
+): Promise<pg.QueryResult[]> {
+  const send = (statement: FlightStatement | string) => {
     if (typeof statement === 'string') return connection.query(statement);
-    const { sql, bindings } = statement.toSQL().toNative();
-    return connection.query(sql, bindings as unknown[]);
+    const { sql, bindings } = ('prepared' in statement ? statement.prepared : statement).toSQL().toNative();
+    const values = bindings as unknown[];
+    if (!('prepared' in statement)) return connection.query(sql, values);
+    // Named by its text, so a statement whose text varies (a list of rows) is one per variant.
+    const name = `flight_${createHash('sha1').update(sql).digest('hex')}`;
+    return connection.query({ name, text: sql, values });
   };
   if (!connection.pipeline) {
     const answers: pg.QueryResult[] = [];

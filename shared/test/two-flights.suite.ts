@@ -3,7 +3,7 @@
  * succeeds and when any part of it fails, on the database each test file opens.
  */
 import type { Knex } from 'knex';
-import { type Database, PG_ERRORS, transactionInTwoFlights } from '../src';
+import { type Database, PG_ERRORS, prepared, transactionInTwoFlights } from '../src';
 
 const NOTES = 'flights.notes';
 
@@ -62,6 +62,23 @@ export function twoFlightsSuite(open: () => Promise<Database>): () => Database {
     await knex(NOTES).insert({ label: 'later' });
     await knex.raw('rollback');
     expect(await labels()).toEqual(['taken', 'later']);
+  });
+
+  it('prepares a marked statement once on its connection and runs it again by name', async () => {
+    const { knex } = database;
+    const write = (label: string) =>
+      transactionInTwoFlights(knex, [prepared(insert(knex, label))], () => ({
+        statements: [prepared(insert(knex, `${label}, closing`))],
+        result: null,
+      }));
+    await write('first');
+    await write('second');
+    expect(await labels()).toEqual(['first', 'first, closing', 'second', 'second, closing']);
+    // The pool's one connection holds the statement once, however often it ran.
+    const kept = await knex.raw(
+      "select statement from pg_prepared_statements where name like 'flight\\_%' and statement like 'insert into %notes%'",
+    );
+    expect(kept.rows).toHaveLength(1);
   });
 
   return () => database;

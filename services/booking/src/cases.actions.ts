@@ -18,6 +18,7 @@ import {
   UUID_PATTERN,
   DATA_RESULT,
   type ParamsOf,
+  prepared,
 } from '@hub/shared';
 import { type BookingPlan, planBooking, type PlanResult } from './booking-plan';
 import { statusRulesFor } from './case-access';
@@ -154,7 +155,7 @@ export const caseActions: ServiceActionsSchema = {
       const keeping = idempotentAnswerStatement(knex, ctx, created);
       const answer = await transactionInTwoFlights(
         knex,
-        [caseInsert(knex, created.guid, plan, status, caller), ...(keeping ? [keeping.statement] : [])],
+        [prepared(caseInsert(knex, created.guid, plan, status, caller)), ...(keeping ? [keeping.statement] : [])],
         ([caseWritten, keyKept]) => {
           if (keeping) keeping.check(keyKept);
           const { row, firstStatus, created: full } = writtenCase(caseWritten);
@@ -174,7 +175,7 @@ export const caseActions: ServiceActionsSchema = {
             meta: { caseId: row.id, guid: row.guid },
             caseId: row.id,
           });
-          return { statements: [events.statement, ...(tracked ? [tracked] : [])], result: created };
+          return { statements: [prepared(events.statement), ...(tracked ? [tracked] : [])], result: created };
         },
       );
       this.relayOutbox();
