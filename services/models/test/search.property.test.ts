@@ -46,8 +46,9 @@ beforeAll(async () => {
   knex = (await databaseOf(hub.broker)).knex;
   const generated = fc.sample(fc.array(generatedModel, { minLength: MODELS, maxLength: MODELS }), 1)[0];
   const rows = generated.map((model, i) => {
-    const name = `${model.series} ${model.variant}${i}`;
-    // Unique as the registry requires: the number after the last hyphen is the model's own.
+    const name = `${model.series} ${model.variant}-${i}`;
+    // Unique as the registry requires: the number after the last hyphen is the model's own, in
+    // its name and its part number.
     const mpn = `${model.mpn}-${i}`;
     return {
       name,
