@@ -5,6 +5,14 @@
  * pending lists or reclaimed dead rows. This does what autovacuum does on a server, at its default
  * thresholds, on a timer in the process that holds the database. The retention job still vacuums
  * what it shrank at once (retention.ts); this catches everything else.
+ *
+ * Statistics objects on expressions (the trigrams of a case's texts, for commonSearch) are the
+ * exception: ANALYZE evaluates their expression on every sampled row, about 60 µs a row on
+ * PGlite, so at the default sample of 30,000 rows one table's ANALYZE held the session for
+ * seconds, and a soak's slowest request grew with its tables. Here such an object is skipped by
+ * ANALYZE (its statistics target is 0, which keeps what it holds) and rebuilt on its own from a
+ * sample of 3,000 rows whenever its table has doubled since: what they tell (which trigrams
+ * nearly every row holds) changes with the kind of rows, not with their number.
  */
 import type { Knex } from 'knex';
 import { PG_ERRORS } from './db';
@@ -25,6 +33,24 @@ export interface TableActivity {
   n_ins_since_vacuum: number;
 }
 
+/** The sample an expression statistics object is rebuilt from: 300 rows per point of target. */
+const EXPRESSION_STATISTICS_TARGET = 10;
+
+/** A statistics object on expressions, with its table's live rows. */
+export interface ExpressionStatistics {
+  schema: string;
+  name: string;
+  table_schema: string;
+  table_name: string;
+  /** The table's columns its expressions read. */
+  columns: string[];
+  /** Whether ANALYZE skips it (target 0). */
+  skipped: boolean;
+  /** Whether it holds statistics. */
+  built: boolean;
+  n_live_tup: number;
+}
+
 /** What autovacuum would do to a table now: vacuum it (analyzing it too), only analyze it, or nothing. */
 export function maintenanceOf(table: TableActivity): 'vacuum' | 'analyze' | undefined {
   const over = (count: number, { rows, share }: { rows: number; share: number }) =>
@@ -36,9 +62,23 @@ export function maintenanceOf(table: TableActivity): 'vacuum' | 'analyze' | unde
 }
 
 /**
- * Every `intervalMs`, vacuums or analyzes the tables that need it, one at a time; a pass that
- * fails is reported to `onError` and the next one tries again. Returns the stop function, which
- * waits for a pass under way.
+ * Whether to rebuild an expression statistics object: one that holds none once its table has rows
+ * beyond autovacuum's base threshold, one that does once its table has doubled since it was last
+ * built by this process (`rowsAtLastBuild`), or when this process has not built it yet.
+ */
+export function rebuildsStatistics(
+  statistics: Pick<ExpressionStatistics, 'built' | 'n_live_tup'>,
+  rowsAtLastBuild: number | undefined,
+): boolean {
+  const base = THRESHOLDS.analyze.rows;
+  if (!statistics.built) return statistics.n_live_tup > base;
+  return rowsAtLastBuild !== undefined && statistics.n_live_tup > base + 2 * rowsAtLastBuild;
+}
+
+/**
+ * Every `intervalMs`, vacuums or analyzes the tables that need it, one at a time, then rebuilds
+ * one of the expression statistics whose tables doubled; a pass that fails is reported to
+ * `onError` and the next one tries again. Returns the stop function, which waits for a pass under way.
  */
 export function startEmbeddedAutovacuum(
   knex: Knex,
@@ -46,6 +86,8 @@ export function startEmbeddedAutovacuum(
   onError: (err: Error) => void,
 ): () => Promise<void> {
   let running: Promise<void> | undefined;
+  /** Each expression statistics object's table size when last built or first seen built, by name. */
+  const rowsAtLastBuild = new Map<string, number>();
   const pass = async () => {
     const { rows } = (await knex.raw(
       `select schemaname, relname, n_live_tup::int, n_dead_tup::int, n_mod_since_analyze::int, n_ins_since_vacuum::int
@@ -60,6 +102,18 @@ export function startEmbeddedAutovacuum(
         if (err.code !== PG_ERRORS.UNDEFINED_TABLE) throw err;
       });
     }
+    // One rebuild a pass: a table's objects double together, and the session is free between passes.
+    let rebuilt = false;
+    for (const statistics of await expressionStatistics(knex)) {
+      const key = `${statistics.schema}.${statistics.name}`;
+      if (!statistics.skipped)
+        await knex.raw('alter statistics ??.?? set statistics 0', [statistics.schema, statistics.name]);
+      if (!rebuilt && rebuildsStatistics(statistics, rowsAtLastBuild.get(key))) {
+        await rebuildStatistics(knex, statistics);
+        rowsAtLastBuild.set(key, statistics.n_live_tup);
+        rebuilt = true;
+      } else if (statistics.built && !rowsAtLastBuild.has(key)) rowsAtLastBuild.set(key, statistics.n_live_tup);
+    }
   };
   const timer = setInterval(() => {
     if (running) return;
@@ -72,4 +126,42 @@ export function startEmbeddedAutovacuum(
     clearInterval(timer);
     await running;
   };
+}
+
+/** The statistics objects on expressions, with whether ANALYZE skips them and whether they hold any. */
+async function expressionStatistics(knex: Knex): Promise<ExpressionStatistics[]> {
+  const { rows } = (await knex.raw(
+    `select e.stxnamespace::regnamespace::text as schema, e.stxname as name,
+            c.relnamespace::regnamespace::text as table_schema, c.relname as table_name,
+            array(select a.attname from pg_depend d
+                    join pg_attribute a on a.attrelid = d.refobjid and a.attnum = d.refobjsubid
+                   where d.classid = 'pg_statistic_ext'::regclass and d.objid = e.oid and d.refobjsubid > 0
+                   order by a.attnum)::text[] as columns,
+            coalesce(e.stxstattarget = 0, false) as skipped,
+            exists (select 1 from pg_statistic_ext_data x where x.stxoid = e.oid and x.stxdexpr is not null) as built,
+            greatest(coalesce(t.n_live_tup, 0), c.reltuples)::int as n_live_tup
+       from pg_statistic_ext e
+       join pg_class c on c.oid = e.stxrelid
+       left join pg_stat_user_tables t on t.relid = c.oid
+      where e.stxexprs is not null`,
+  )) as { rows: ExpressionStatistics[] };
+  return rows;
+}
+
+/**
+ * Builds one expression statistics object from a sample of 300 x EXPRESSION_STATISTICS_TARGET
+ * rows: ANALYZE of the columns its expressions read, with the object counted in for this one
+ * transaction. Those columns' own statistics come from the same sample until the next ANALYZE.
+ */
+async function rebuildStatistics(knex: Knex, statistics: ExpressionStatistics): Promise<void> {
+  await knex.transaction(async (trx) => {
+    await trx.raw(`set local default_statistics_target = ${EXPRESSION_STATISTICS_TARGET}`);
+    await trx.raw('alter statistics ??.?? set statistics -1', [statistics.schema, statistics.name]);
+    await trx.raw(`analyze ??.?? (${statistics.columns.map(() => '??').join(', ')})`, [
+      statistics.table_schema,
+      statistics.table_name,
+      ...statistics.columns,
+    ]);
+    await trx.raw('alter statistics ??.?? set statistics 0', [statistics.schema, statistics.name]);
+  });
 }

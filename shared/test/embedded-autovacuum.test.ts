@@ -1,10 +1,11 @@
 /**
  * The embedded database analyzes and vacuums its tables as autovacuum would on a server: a table
  * that grew is analyzed (so its plans are a full table's), one full of dead rows is vacuumed, and
- * a table that barely changed is left alone.
+ * a table that barely changed is left alone. Statistics on expressions are built apart, when
+ * their table has doubled.
  */
 import { type Database, loadConfig, openDatabase } from '../src';
-import { maintenanceOf, type TableActivity } from '../src/embedded-autovacuum';
+import { maintenanceOf, rebuildsStatistics, type TableActivity } from '../src/embedded-autovacuum';
 import { waitFor } from '../../test/support/hub';
 
 const table = (activity: Partial<TableActivity>): TableActivity => ({
@@ -32,6 +33,19 @@ describe('what autovacuum would do', () => {
   });
 });
 
+describe('when statistics on expressions are rebuilt', () => {
+  it('builds them once the table has rows, then each time it has doubled since', () => {
+    expect(rebuildsStatistics({ built: false, n_live_tup: 50 }, undefined)).toBe(false);
+    expect(rebuildsStatistics({ built: false, n_live_tup: 51 }, undefined)).toBe(true);
+    expect(rebuildsStatistics({ built: true, n_live_tup: 450 }, 200)).toBe(false);
+    expect(rebuildsStatistics({ built: true, n_live_tup: 451 }, 200)).toBe(true);
+  });
+
+  it('leaves alone statistics built before this process saw them', () => {
+    expect(rebuildsStatistics({ built: true, n_live_tup: 1_000_000 }, undefined)).toBe(false);
+  });
+});
+
 describe('on the embedded database', () => {
   let database: Database;
   const analyzeCount = async () =>
@@ -46,6 +60,9 @@ describe('on the embedded database', () => {
     await database.knex.raw('create schema probe');
     await database.knex.raw('create table probe.rows (id serial primary key, label text)');
     await database.knex.raw('create table probe.quiet (id serial primary key)');
+    await database.knex.raw('create extension if not exists pg_trgm');
+    await database.knex.raw('create table probe.texts (id serial primary key, body text)');
+    await database.knex.raw('create statistics probe.texts_trigrams on (show_trgm(body)) from probe.texts');
   });
   afterAll(() => database?.close());
 
@@ -54,7 +71,7 @@ describe('on the embedded database', () => {
     await database.knex('probe.quiet').insert({});
     await waitFor(async () => (await analyzeCount()) > 0, 'the grown table to be analyzed', 20_000);
     const stats = await database.knex.raw(
-      "select relname, reltuples::int from pg_class where relnamespace = 'probe'::regnamespace and relkind = 'r' order by relname",
+      "select relname, reltuples::int from pg_class where relnamespace = 'probe'::regnamespace and relname in ('quiet', 'rows') order by relname",
     );
     // The planner now knows the grown table's size; the quiet one was never analyzed.
     expect(stats.rows).toEqual([
@@ -62,4 +79,40 @@ describe('on the embedded database', () => {
       { relname: 'rows', reltuples: 500 },
     ]);
   });
+
+  it('builds trigram statistics apart from ANALYZE, again once their table doubled', async () => {
+    const texts = (word: string, count: number) =>
+      database.knex('probe.texts').insert(Array.from({ length: count }, (_, i) => ({ body: `${word} ${i}` })));
+    const held = async (trigram: string): Promise<boolean | undefined> =>
+      (
+        await database.knex.raw(
+          `select ? = any(most_common_elems::text::text[]) as held from pg_stats_ext_exprs
+            where statistics_schemaname = 'probe' and statistics_name = 'texts_trigrams'`,
+          [trigram],
+        )
+      ).rows[0]?.held;
+    const state = async () =>
+      (
+        await database.knex.raw(
+          `select e.stxstattarget as target, t.analyze_count::int as analyzed
+             from pg_statistic_ext e join pg_stat_user_tables t on t.relid = e.stxrelid
+            where e.stxname = 'texts_trigrams'`,
+        )
+      ).rows[0] as { target: number | null; analyzed: number };
+
+    await texts('alpha', 200);
+    await waitFor(async () => (await held('alp')) === true, 'the trigram statistics to be built', 20_000);
+    // ANALYZE skips them from then on: rebuilding them costs a sample's expressions each time.
+    expect((await state()).target).toBe(0);
+
+    const { analyzed } = await state();
+    await texts('omega', 100);
+    await waitFor(async () => (await state()).analyzed > analyzed, 'the grown table to be analyzed', 20_000);
+    expect(await held('ome')).toBe(false);
+
+    await texts('omega', 400);
+    await waitFor(async () => (await held('ome')) === true, 'the doubled table to rebuild them', 20_000);
+    expect(await held('alp')).toBe(true);
+    expect((await state()).target).toBe(0);
+  }, 60_000);
 });
