@@ -13,6 +13,7 @@ export * from './dates';
 export * from './database-outage';
 export * from './db';
 export * from './db.mixin';
+export { buildExpressionStatistics } from './embedded-autovacuum';
 export * from './errors';
 export * from './events';
 export * from './health';
