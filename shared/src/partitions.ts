@@ -22,11 +22,18 @@ export interface PartitionedTable {
   /** Hub time one partition spans. */
   spanMs: number;
   /**
-   * Tables partitioned alike whose rows belong to rows of this one by a foreign key (attempts to
-   * their delivery), as pairs of their column and this table's: their partitions go with this
+   * Tables partitioned alike whose rows belong to rows of this one: their partitions go with this
    * table's, and their rows move with their owner's.
    */
-  dependents: Array<{ table: string; references: Array<[string, string]> }>;
+  dependents: DependentTable[];
+}
+
+/** A table whose rows belong to rows of another (attempts to their delivery). */
+export interface DependentTable {
+  /** Schema-qualified. */
+  table: string;
+  /** Pairs of its column and the owning table's that name the owner. */
+  references: Array<[string, string]>;
 }
 
 export interface Partition {
@@ -156,7 +163,7 @@ export async function dropExpiredPartitions(
         await trx.raw(`set local lock_timeout = ${Math.round(lockTimeoutMs)}`);
         // What stays is decided once: no row of the span changes from here on.
         await trx.raw('lock table ?? in exclusive mode', [partition.name]);
-        // A dependent's partition goes first: detached, its rows would still hold the owner's by their key.
+        // A dependent's partition goes first, its rows kept read beside their owners' still in place.
         const kept: Array<{ table: string; holding: string }> = [];
         for (const dependent of table.dependents) {
           const own = (await partitionsOf(trx, dependent.table)).find(

@@ -23,6 +23,7 @@ import {
   defaultPartitionOf,
   dropExpiredPartitions,
   openPartitionsOf,
+  type DependentTable,
   type PartitionedTable,
 } from './partitions';
 
@@ -39,8 +40,8 @@ export interface RetentionRule {
   /** Further SQL condition a removable row meets (a dead letter: `state = 'dead'`). */
   where?: string;
   keepMs: number;
-  /** Tables whose rows go with these rows (foreign keys on delete cascade): vacuumed with it. */
-  cascadesTo?: string[];
+  /** Tables whose rows belong to these rows: removed in the same statement, vacuumed with it. */
+  dependents?: DependentTable[];
 }
 
 /** A table whose oldest row the storage figures show: its time column, found through `orderBy`'s index. */
@@ -99,8 +100,20 @@ export async function removeBatch(
   limit: number,
   from: string = rule.table,
 ): Promise<number | null> {
+  const dependents = rule.dependents ?? [];
   const keys = rule.key.map((column) => knex.raw('??', [column]).toQuery());
   const matches = rule.key.map((column) => knex.raw('t.?? = doomed.??', [column, column]).toQuery()).join(' and ');
+  const ownerColumns = [...new Set(dependents.flatMap(({ references }) => references.map(([, theirs]) => theirs)))];
+  const returned = ownerColumns.map((column) => knex.raw('t.??', [column]).toQuery()).join(', ');
+  // Each dependent's rows go in the statement that removes their owners, so none outlives its owner.
+  const dependentRemovals = dependents.map(({ table, references }, index) =>
+    knex
+      .raw(
+        `dependent_${index} as (delete from ?? as x using removed where ${references.map(() => 'x.?? = removed.??').join(' and ')})`,
+        [table, ...references.flat()],
+      )
+      .toQuery(),
+  );
   return knex.transaction(async (trx) => {
     const lock = await trx.raw('select pg_try_advisory_xact_lock(hashtext(?)) as ok', [retentionLockName(rule)]);
     if (!lock.rows[0].ok) return null;
@@ -108,11 +121,13 @@ export async function removeBatch(
       `with doomed as (
          select ${keys.join(', ')} from ?? where ?? < ? and (${rule.where ?? 'true'})
           order by ?? limit ? for update skip locked
-       )
-       delete from ?? as t using doomed where ${matches}`,
+       ),
+       removed as (delete from ?? as t using doomed where ${matches} returning ${returned || '1'})
+       ${dependentRemovals.map((removal) => `, ${removal}`).join('')}
+       select count(*)::int as removed from removed`,
       [from, rule.ageColumn, cutoff, rule.ageColumn, limit, from],
     );
-    return result.rowCount as number;
+    return (result.rows[0] as { removed: number }).removed;
   });
 }
 
@@ -212,7 +227,7 @@ async function vacuumShrunk(
 ): Promise<void> {
   for (const rule of policy.rules) {
     const removed = runs.find((run) => run.rule === rule.name)?.removed ?? 0;
-    for (const table of [rule.table, ...(rule.cascadesTo ?? [])])
+    for (const table of [rule.table, ...(rule.dependents ?? []).map(({ table: dependent }) => dependent)])
       unvacuumed.set(table, (unvacuumed.get(table) ?? 0) + removed);
   }
   for (const [table, removed] of unvacuumed) {
