@@ -223,21 +223,33 @@ export function partitionsSuite(infra: boolean): void {
     expect(Number((await knex()('webhooks.attempts').count({ count: '*' }))[0].count)).toBe(0);
   });
 
-  it('samples deliveries, attempts and the feed lightly, in every partition made now or later', async () => {
+  it('samples deliveries, attempts and the feed lightly, their bodies not at all, in every partition made now or later', async () => {
     const [partitioned] = policy.partitioned!;
     realNow += 5 * DAY;
     expect(await createPartitionsAhead(knex(), partitioned, clock)).toBeGreaterThan(0);
     realNow -= 5 * DAY;
-    const targets = async (table: string) => [...new Set((await statisticsTargetsOf(knex(), table)).values())];
-    expect(await targets('webhooks.feed')).toEqual([10]);
-    for (const table of ['webhooks.deliveries', 'webhooks.attempts']) {
+    // Each target set, with the columns that have it.
+    const targets = async (table: string) => {
+      const byTarget = new Map<number | null, string[]>();
+      for (const [column, target] of await statisticsTargetsOf(knex(), table))
+        byTarget.set(target, [...(byTarget.get(target) ?? []), column]);
+      return Object.fromEntries(
+        [...byTarget].map(([target, columns]) => [String(target), target === 0 ? columns.sort() : 'others']),
+      );
+    };
+    expect(await targets('webhooks.feed')).toEqual({ 0: ['payload'], 10: 'others' });
+    for (const [table, unsampled] of [
+      ['webhooks.deliveries', ['last_error', 'payload']],
+      ['webhooks.attempts', ['error', 'response_excerpt']],
+    ] as const) {
       const partitions = [...(await partitionsOf(knex(), table)).map(({ name }) => name), `${table}_default`];
       // The spans made at start, the one just made five days on, and the default partition.
       expect(partitions.length).toBeGreaterThanOrEqual(4);
-      for (const name of [table, ...partitions]) expect([name, await targets(name)]).toEqual([name, [10]]);
+      for (const name of [table, ...partitions])
+        expect([name, await targets(name)]).toEqual([name, { 0: unsampled, 10: 'others' }]);
     }
     // Only the event tables: the subscriptions keep the default.
-    expect(await targets('webhooks.subscriptions')).toEqual([null]);
+    expect(await targets('webhooks.subscriptions')).toEqual({ null: 'others' });
   });
 
   it('moves the deliveries and attempts of an earlier schema to the default partitions, ids and all', async () => {
