@@ -7,9 +7,10 @@
  * SUBSCRIPTIONS subscriptions of one partner each get every event, so at most
  * SUBSCRIPTIONS x 4 (the default per-subscription limit) attempts are in flight; the raw loops
  * run that many workers. A burst of events is ingested in batches as a producer's outbox relay
- * would, then a paced trickle that never queues. Latency runs from the ingest call (the event
- * stored) to the receiver reading the request or consuming the message; for the raw loops, from
- * the start of the POST or publish.
+ * hands them over (its batch size, as many calls under way at once as it keeps), then a paced
+ * trickle that never queues. Latency runs from the ingest call (the event stored) to the receiver
+ * reading the request or consuming the message; for the raw loops, from the start of the POST or
+ * publish.
  *
  * Both sides are measured warm, as a hub that has been running delivers: the hub first delivers
  * a burst of the same size that is not measured (its rate is reported as `coldPerSecond`), and
@@ -35,7 +36,7 @@ const path = require('node:path');
 const { randomUUID, randomBytes } = require('node:crypto');
 const amqp = require('amqplib');
 const { Webhook } = require('standardwebhooks');
-const { loadConfig, startHub, readWorld, DEMO_WORLD_FILE } = require('../shared/dist');
+const { loadConfig, startHub, readWorld, DEMO_WORLD_FILE, OUTBOX_SETTINGS } = require('../shared/dist');
 const { quick, args, loadAverage, percentile, ratio, runBenchmark } = require('./lib/benchmark');
 const { scratchDatabase } = require('./lib/databases');
 
@@ -44,7 +45,6 @@ const WHICH = args[1] ?? 'both';
 const AMQP = process.env.BENCH_AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
 const SUBSCRIPTIONS = 4;
 const CONCURRENCY = SUBSCRIPTIONS * 4;
-const BATCH = 100;
 const PACED_EVENTS = quick ? 10 : 100;
 const PACED_PER_SECOND = 20;
 const ARRIVAL_DEADLINE_MS = 600_000;
@@ -240,7 +240,14 @@ async function viaService(env, targets, counted, beforeMeasuring = () => undefin
     const burstAt = new Map();
     const burst = events(EVENTS);
     const startedAt = Date.now();
-    for (let i = 0; i < burst.length; i += BATCH) await ingest(burst.slice(i, i + BATCH), burstAt);
+    let next = 0;
+    const handOver = async () => {
+      while (next < burst.length) {
+        const batch = burst.slice(next, (next += OUTBOX_SETTINGS.batchSize));
+        await ingest(batch, burstAt);
+      }
+    };
+    await Promise.all(Array.from({ length: OUTBOX_SETTINGS.handOversAtOnce }, handOver));
     const toTargets = targets.filter((target) => to(target.url)).length;
     return summary(startedAt, await allArrived(EVENTS * toTargets, to), burstAt);
   };
