@@ -39,8 +39,8 @@ import {
   type AttemptRecord,
   claimDue,
   type ClaimedDelivery,
-  type DeliveryRow,
   type HeldLease,
+  type LeasedDelivery,
   recordAttempts,
   releaseLeases,
   type SubscriptionRow,
@@ -282,7 +282,7 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
     /** Every lease this worker holds: queued in a lane, in flight, or finished and not recorded. */
     heldLeases(this: WebhooksThis): HeldLease[] {
       const worker = this.worker;
-      const lease = ({ delivery }: { delivery: DeliveryRow }, finished: boolean) => ({
+      const lease = ({ delivery }: { delivery: LeasedDelivery }, finished: boolean) => ({
         id: delivery.id,
         attempts: delivery.attempts,
         finished,

@@ -117,21 +117,30 @@ export async function claimDue(
   held: HeldLease[],
   depth: number,
 ): Promise<ClaimedDelivery[]> {
-  // One round trip: the function takes the lock and claims (migration 20261130100000).
+  // One round trip: the function takes the lock and claims (migrations 20261130100000, 20261206120000).
   const result = await knex
     .raw('select webhooks.claim_due(?::jsonb, ?, ?, ?) as claimed', [JSON.stringify(held), limit, leaseMs, depth])
     .options({ name: 'webhooks-claim-due' });
-  return (result.rows as Array<{ claimed: DeliveryJson & { subscription: SubscriptionJson; cap: number } }>)
-    .map(({ claimed: { subscription, cap, ...delivery } }) => ({
-      delivery: deliveryFromJson(delivery),
-      subscription: subscriptionFromJson(subscription),
+  const answered = (result.rows as Array<{ claimed: LeasedJson | { subscription: SubscriptionJson } }>).map(
+    ({ claimed }) => claimed,
+  );
+  const subscriptions = new Map<number, SubscriptionRow>();
+  const leased: LeasedJson[] = [];
+  for (const one of answered) {
+    if ('subscription' in one) subscriptions.set(one.subscription.id, subscriptionFromJson(one.subscription));
+    else leased.push(one);
+  }
+  return leased
+    .map(({ cap, ...delivery }) => ({
+      delivery: leasedFromJson(delivery),
+      subscription: subscriptions.get(delivery.subscription_id)!,
       cap,
     }))
     .sort((a, b) => a.delivery.id - b.delivery.id);
 }
 
 /** Gives up leases of deliveries not attempted (a stopping worker's queue), so any worker may take them now. */
-export async function releaseLeases(knex: Knex, deliveries: DeliveryRow[]): Promise<void> {
+export async function releaseLeases(knex: Knex, deliveries: LeasedDelivery[]): Promise<void> {
   if (deliveries.length === 0) return;
   const leases = JSON.stringify(
     deliveries.map(({ id, occurred_at, attempts }) => ({ id, occurred_at: occurred_at.toISOString(), attempts })),
@@ -144,32 +153,40 @@ export async function releaseLeases(knex: Knex, deliveries: DeliveryRow[]): Prom
   );
 }
 
+/** What a worker holds of a delivery it leased: what its attempt sends and its record moves on. */
+export type LeasedDelivery = Pick<
+  DeliveryRow,
+  | 'id'
+  | 'event_id'
+  | 'webhook_id'
+  | 'subscription_id'
+  | 'event_type'
+  | 'case_sequence'
+  | 'payload'
+  | 'occurred_at'
+  | 'attempts'
+  | 'cycle_attempts'
+  | 'lease_until'
+>;
+
 export interface ClaimedDelivery {
-  delivery: DeliveryRow;
+  delivery: LeasedDelivery;
   subscription: SubscriptionRow;
   /** How many attempts of the subscription this worker may have in flight, as of this claim. */
   cap: number;
 }
 
-type DeliveryJson = Omit<
-  DeliveryRow,
-  'occurred_at' | 'next_attempt_at' | 'lease_until' | 'created_at' | 'finished_at'
-> & {
+type LeasedJson = Omit<LeasedDelivery, 'occurred_at' | 'lease_until'> & {
   occurred_at: string;
-  next_attempt_at: string;
   lease_until: string | null;
-  created_at: string;
-  finished_at: string | null;
+  cap: number;
 };
 
-function deliveryFromJson(json: DeliveryJson): DeliveryRow {
+function leasedFromJson(json: Omit<LeasedJson, 'cap'>): LeasedDelivery {
   return {
     ...json,
     occurred_at: new Date(json.occurred_at),
-    next_attempt_at: new Date(json.next_attempt_at),
     lease_until: json.lease_until === null ? null : new Date(json.lease_until),
-    created_at: new Date(json.created_at),
-    finished_at: json.finished_at === null ? null : new Date(json.finished_at),
   };
 }
 
@@ -189,7 +206,7 @@ function subscriptionFromJson(json: SubscriptionJson): SubscriptionRow {
 }
 
 export interface AttemptRecord {
-  delivery: DeliveryRow;
+  delivery: LeasedDelivery;
   startedAt: Date;
   latencyMs: number;
   outcome: AttemptOutcome;

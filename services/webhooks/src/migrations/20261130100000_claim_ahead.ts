@@ -19,9 +19,10 @@ export async function up(knex: Knex): Promise<void> {
 
 /**
  * The claim function's definition. `checkPerCandidate` keeps the check for an earlier pending
- * delivery of the same case a lookup per candidate (see 20261205100000_check_case_order_per_candidate).
+ * delivery of the same case a lookup per candidate (see 20261205100000_check_case_order_per_candidate);
+ * `leasedRows` says what it answers (see 20261206120000_claim_answers_what_a_worker_uses).
  */
-export function claimDueFunction(checkPerCandidate: boolean): string {
+export function claimDueFunction(checkPerCandidate: boolean, leasedRows: 'whole' | 'used' = 'whole'): string {
   return `
     create or replace function webhooks.claim_due(mine jsonb, max_count integer, lease_ms integer, depth integer)
     returns setof jsonb
@@ -63,13 +64,31 @@ export function claimDueFunction(checkPerCandidate: boolean): string {
          order by due.next_attempt_at, due.id
          limit max_count
       )
-      update webhooks.deliveries d set lease_until = now() + (lease_ms * interval '1 millisecond')
-        from chosen join webhooks.subscriptions s on s.id = chosen.subscription_id
-       where d.id = chosen.id and d.occurred_at = chosen.occurred_at
-       returning to_jsonb(d) || jsonb_build_object('subscription', to_jsonb(s), 'cap', chosen.cap);
+${leasedRows === 'whole' ? WHOLE_ROWS_LEASED : USED_ROWS_LEASED};
     end
     $$`;
 }
+
+/** Each delivery leased, whole, with its subscription's row and its cap. */
+const WHOLE_ROWS_LEASED = `
+      update webhooks.deliveries d set lease_until = now() + (lease_ms * interval '1 millisecond')
+        from chosen join webhooks.subscriptions s on s.id = chosen.subscription_id
+       where d.id = chosen.id and d.occurred_at = chosen.occurred_at
+       returning to_jsonb(d) || jsonb_build_object('subscription', to_jsonb(s), 'cap', chosen.cap)`;
+
+/** Each delivery leased as far as its attempt and record use it, with its cap; then each of their subscriptions once. */
+const USED_ROWS_LEASED = `,
+      leased as (
+        update webhooks.deliveries d set lease_until = now() + (lease_ms * interval '1 millisecond')
+          from chosen
+         where d.id = chosen.id and d.occurred_at = chosen.occurred_at
+         returning d.id, d.event_id, d.webhook_id, d.subscription_id, d.event_type, d.case_sequence, d.payload,
+                   d.occurred_at, d.attempts, d.cycle_attempts, d.lease_until, chosen.cap
+      )
+      select to_jsonb(leased) from leased
+      union all
+      select jsonb_build_object('subscription', to_jsonb(s)) from webhooks.subscriptions s
+       where s.id in (select subscription_id from leased)`;
 
 export async function down(knex: Knex): Promise<void> {
   await knex.raw('drop function webhooks.claim_due(jsonb, integer, integer, integer)');
