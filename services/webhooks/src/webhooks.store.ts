@@ -121,14 +121,12 @@ export async function claimDue(
   const result = await knex
     .raw('select webhooks.claim_due(?::jsonb, ?, ?, ?) as claimed', [JSON.stringify(held), limit, leaseMs, depth])
     .options({ name: 'webhooks-claim-due' });
-  const answered = (result.rows as Array<{ claimed: LeasedJson | { subscription: SubscriptionJson } }>).map(
-    ({ claimed }) => claimed,
-  );
   const subscriptions = new Map<number, SubscriptionRow>();
   const leased: LeasedJson[] = [];
-  for (const one of answered) {
-    if ('subscription' in one) subscriptions.set(one.subscription.id, subscriptionFromJson(one.subscription));
-    else leased.push(one);
+  for (const { claimed } of result.rows as Array<{ claimed: LeasedJson | { subscription: SubscriptionJson } }>) {
+    if ('subscription' in claimed)
+      subscriptions.set(claimed.subscription.id, subscriptionFromJson(claimed.subscription));
+    else leased.push(claimed);
   }
   return leased
     .map(({ cap, ...delivery }) => ({

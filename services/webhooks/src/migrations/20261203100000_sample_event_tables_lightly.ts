@@ -11,7 +11,8 @@ import { setStatisticsTargets, statisticsTargetsOf } from '@hub/shared';
  * the events that arrived meanwhile. Partitions made later take their table's targets (partitions.ts).
  */
 const EVENT_TABLES = ['webhooks.deliveries', 'webhooks.attempts', 'webhooks.feed'];
-const EVENT_TABLE_STATISTICS_TARGET = 10;
+/** The statistics target of the event tables' columns. */
+export const EVENT_TABLE_STATISTICS_TARGET = 10;
 
 export async function up(knex: Knex): Promise<void> {
   await sampleEveryColumn(knex, EVENT_TABLE_STATISTICS_TARGET);

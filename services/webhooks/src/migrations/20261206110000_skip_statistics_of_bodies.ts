@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { setStatisticsTargets } from '@hub/shared';
+import { EVENT_TABLE_STATISTICS_TARGET } from './20261203100000_sample_event_tables_lightly';
 
 /**
  * ANALYZE keeps no statistics of the event tables' bodies and error texts: no query filters,
@@ -14,8 +15,6 @@ const UNSAMPLED_COLUMNS: Record<string, string[]> = {
   'webhooks.attempts': ['error', 'response_excerpt'],
   'webhooks.feed': ['payload'],
 };
-/** The target every other column of these tables keeps (migration 20261203100000). */
-const EVENT_TABLE_STATISTICS_TARGET = 10;
 
 export async function up(knex: Knex): Promise<void> {
   await setTargets(knex, 0);
