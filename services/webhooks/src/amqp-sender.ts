@@ -4,7 +4,7 @@
  * closes first is a failed attempt. Connections are kept per target and reopened when lost.
  */
 import { randomUUID } from 'node:crypto';
-import type { BlockList } from 'node:net';
+import type { BlockList, Socket } from 'node:net';
 import amqp, { type ChannelModel, type ConfirmChannel, type ConsumeMessage } from 'amqplib';
 import { type AttemptOutcome, type SignedMessage } from './outcome';
 import { CASE_SEQUENCE_HEADER } from './settings';
@@ -17,6 +17,7 @@ export interface AmqpTarget {
 
 interface OpenChannel {
   connection: ChannelModel;
+  socket: Socket;
   channel: ConfirmChannel;
   /** Publish ids the broker returned as unroutable, until their confirm arrives. */
   returned: Set<string>;
@@ -36,7 +37,7 @@ export class AmqpChannels {
     parsed.hostname = checked.family === 6 ? `[${checked.address}]` : checked.address;
     const connection = await amqp.connect(parsed.toString(), parsed.protocol === 'amqps:' ? { servername: host } : {});
     const channel = await connection.createConfirmChannel();
-    const open: OpenChannel = { connection, channel, returned: new Set() };
+    const open: OpenChannel = { connection, socket: socketOf(connection), channel, returned: new Set() };
     const forget = () => {
       if (this.open.get(url) === opened) this.open.delete(url);
     };
@@ -79,6 +80,7 @@ export class AmqpChannels {
       return { ok: false, errorKind: kind, error: (err as Error).message };
     }
     const publishId = randomUUID();
+    holdWritesForThisTurn(open.socket);
     const confirmed = new Promise<AttemptOutcome>((resolve) => {
       try {
         open.channel.publish(
@@ -134,6 +136,26 @@ export class AmqpChannels {
     this.open.clear();
     await Promise.all(all.map((opening) => opening.then((open) => open.connection.close()).catch(() => undefined)));
   }
+}
+
+/**
+ * amqplib's connection writes to its socket as `connection.stream`, which the sender's
+ * infrastructure test pins (amqp-sender.infra.test.ts).
+ */
+function socketOf(connection: ChannelModel): Socket {
+  return (connection as unknown as { connection: { stream: Socket } }).connection.stream;
+}
+
+/**
+ * amqplib writes each message to its socket as a write of its own, and each write on loopback
+ * woke the broker for one message: a third of its CPU in a burst. Corked until the turn after
+ * amqplib's writer has run (it runs on `setImmediate` once a message is queued), the messages of
+ * one turn of the event loop leave in one write.
+ */
+function holdWritesForThisTurn(socket: Socket): void {
+  if (socket.writableCorked > 0) return;
+  socket.cork();
+  setImmediate(() => setImmediate(() => socket.uncork()));
 }
 
 function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
