@@ -73,6 +73,11 @@ export function partyOfSubscription(subscription: AddressableSubscription): Part
   return null;
 }
 
+/** A party as one string, to key maps by. */
+export function partyKey({ kind, id }: Party): string {
+  return `${kind}:${id}`;
+}
+
 export function sameParty(a: Party, b: Party): boolean {
   return a.kind === b.kind && a.id === b.id;
 }

@@ -13,7 +13,7 @@
  * Heads are locked in one order (kind, id) in every transaction, so two ingests never deadlock.
  */
 import type { Knex } from 'knex';
-import type { AddressedWebhook, Party } from './addressing';
+import { type AddressedWebhook, type Party, partyKey } from './addressing';
 
 export interface FeedRow {
   party_kind: Party['kind'];
@@ -29,21 +29,31 @@ export interface FeedRow {
   created_at: Date;
 }
 
-const partyKey = ({ kind, id }: Party) => `${kind}:${id}`;
-
 /** A webhook to store, and the subscriptions it is sent to (addressing.ts, `takersOf`). */
 export interface WebhookToStore extends AddressedWebhook {
   subscriptionIds: number[];
 }
 
+/** The SQLSTATE of a store whose webhooks were addressed from subscriptions that have changed since. */
+export const ADDRESSED_FROM_OLD_SUBSCRIPTIONS = 'WH001';
+
 /**
  * Stores the webhooks in their parties' feeds, numbered, and a delivery for each of their
- * subscriptions, in one statement and so one transaction (migration 20261201100000); the
- * webhooks of an event already in a party's feed are left out. Answers the deliveries stored.
- * One round trip: the heads stay locked only while the database works, never while this process
- * waits for an answer.
+ * subscriptions, in one statement and so one transaction (migrations 20261201100000 and
+ * 20261207100000); the webhooks of an event already in a party's feed are left out. Answers the
+ * deliveries stored. One round trip: the heads stay locked only while the database works, never
+ * while this process waits for an answer.
+ *
+ * `addressedAt` is the version of the subscriptions the webhooks were addressed from
+ * (`readAddressing`); if the subscriptions have changed since, nothing is stored and the error
+ * has the code `ADDRESSED_FROM_OLD_SUBSCRIPTIONS`.
  */
-export async function storeWebhooks(knex: Knex, given: WebhookToStore[], firstDelayMs: number): Promise<number> {
+export async function storeWebhooks(
+  knex: Knex,
+  given: WebhookToStore[],
+  firstDelayMs: number,
+  addressedAt: string,
+): Promise<number> {
   // A batch that names an event twice stores it once.
   const webhooks = [
     ...new Map(given.map((webhook) => [`${partyKey(webhook.party)}:${webhook.webhookId}`, webhook])).values(),
@@ -61,7 +71,11 @@ export async function storeWebhooks(knex: Knex, given: WebhookToStore[], firstDe
     subscriptions: webhook.subscriptionIds,
   }));
   const result = await knex
-    .raw('select webhooks.store_webhooks(?::jsonb, ?) as stored', [JSON.stringify(rows), firstDelayMs])
+    .raw('select webhooks.store_addressed_webhooks(?::jsonb, ?, ?::bigint) as stored', [
+      JSON.stringify(rows),
+      firstDelayMs,
+      addressedAt,
+    ])
     .options({ name: 'webhooks-store-webhooks' });
   return (result.rows as Array<{ stored: number }>)[0].stored;
 }

@@ -26,8 +26,8 @@ import { adminActions } from './admin.actions';
 import { feedActions } from './feed.actions';
 import { healthActions } from './health.actions';
 import { deliveryRetention } from './retention';
-import { partiesOf, takersOf, webhooksOf } from './addressing';
-import { storeWebhooks } from './feed.store';
+import { type AddressedWebhook, partiesOf, partyKey, takersOf, webhooksOf } from './addressing';
+import { ADDRESSED_FROM_OLD_SUBSCRIPTIONS, storeWebhooks } from './feed.store';
 import { AmqpChannels } from './amqp-sender';
 import { sendHttp } from './http-sender';
 import type { AttemptOutcome } from './outcome';
@@ -35,16 +35,16 @@ import { nextDelayMs } from './schedule';
 import { claimLeaseMs, DELIVERY_SETTINGS } from './settings';
 import { signatureHeader } from './signature';
 import {
-  addressable,
+  type AddressingView,
   type AttemptRecord,
   claimDue,
   type ClaimedDelivery,
   type HeldLease,
   type LeasedDelivery,
+  readAddressing,
   recordAttempts,
   releaseLeases,
   type SubscriptionRow,
-  subscriptionsInAudience,
 } from './webhooks.store';
 import { ACCOUNT_FIXED, type AccountOut, applyWebhooksWorld, MADE_BY_API } from './subscriptions';
 import { allowList } from './target-safety';
@@ -65,6 +65,8 @@ export type WebhooksThis = Service &
     config: HubConfig;
     allowed: BlockList;
     amqp: AmqpChannels;
+    /** The subscriptions ingests address webhooks from, kept while their version is current. */
+    addressing?: AddressingView;
     worker: {
       timer?: NodeJS.Timeout;
       claiming?: Promise<void>;
@@ -80,6 +82,7 @@ export type WebhooksThis = Service &
       /** Attempts being recorded right now. */
       beingRecorded: AttemptRecord[];
     };
+    storeAddressed(webhooks: AddressedWebhook[]): Promise<number>;
     pump(): void;
     claim(): Promise<void>;
     heldLeases(): HeldLease[];
@@ -137,22 +140,23 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
       },
       async handler(this: WebhooksThis, ctx: Context<IngestParams>) {
         const { events } = ctx.params;
-        const parties = events.flatMap(partiesOf);
-        const partnerIds = [...new Set(parties.filter(({ kind }) => kind === 'partner').map(({ id }) => id))];
-        const providerIds = [...new Set(parties.filter(({ kind }) => kind === 'provider').map(({ id }) => id))];
+        const partnerIds = [
+          ...new Set(
+            events
+              .flatMap(partiesOf)
+              .filter(({ kind }) => kind === 'partner')
+              .map(({ id }) => id),
+          ),
+        ];
         // Status mappings and blacklists are the catalog's reference data. Asked before the
         // transaction: embedded mode has one connection, which catalog needs too.
         const rules = partnerIds.length
           ? await ctx.call<Record<number, StatusRules>, { partnerIds: number[] }>('catalog.statusRules', { partnerIds })
           : {};
-        const subscriptions = (await subscriptionsInAudience(this.db.knex, partnerIds, providerIds)).map(addressable);
-        // The feed and the deliveries of a webhook commit together, so a webhook sent is always in the feed.
-        const stored = await storeWebhooks(
-          this.db.knex,
-          events
-            .flatMap((event) => webhooksOf(event, (partnerId) => rules[partnerId] ?? { mappings: {}, blacklist: [] }))
-            .map((webhook) => ({ ...webhook, subscriptionIds: takersOf(webhook, subscriptions) })),
-          this.config.webhookRetryScheduleMs[0] ?? 0,
+        const stored = await this.storeAddressed(
+          events.flatMap((event) =>
+            webhooksOf(event, (partnerId) => rules[partnerId] ?? { mappings: {}, blacklist: [] }),
+          ),
         );
         if (stored > 0) this.pump();
         return { events: events.length, deliveries: stored };
@@ -211,6 +215,33 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
   },
 
   methods: {
+    /**
+     * Stores the webhooks, each with a delivery for every subscription of its party that takes
+     * it, addressed from the subscriptions this service holds. The feed and the deliveries of a
+     * webhook commit together, so a webhook sent is always in the feed. Subscriptions that changed
+     * since they were read make the store refuse them (feed.store.ts); they are read again then.
+     */
+    async storeAddressed(this: WebhooksThis, webhooks: AddressedWebhook[]): Promise<number> {
+      for (let tries = 1; ; tries++) {
+        const addressing = (this.addressing ??= await readAddressing(this.db.knex));
+        try {
+          return await storeWebhooks(
+            this.db.knex,
+            webhooks.map((webhook) => ({
+              ...webhook,
+              subscriptionIds: takersOf(webhook, addressing.byParty.get(partyKey(webhook.party)) ?? []),
+            })),
+            this.config.webhookRetryScheduleMs[0] ?? 0,
+            addressing.version,
+          );
+        } catch (err) {
+          // Subscriptions changing under three reads in a row fail the ingest; the relay hands the events over again.
+          if ((err as { code?: string }).code !== ADDRESSED_FROM_OLD_SUBSCRIPTIONS || tries >= 3) throw err;
+          if (this.addressing === addressing) this.addressing = undefined;
+        }
+      }
+    },
+
     async accountsById(this: WebhooksThis, ctx: Context, ids: number[]): Promise<Map<number, AccountOut>> {
       if (ids.length === 0) return new Map();
       const accounts = await ctx.call<AccountOut[], { ids: number[] }>('catalog.accounts', { ids });

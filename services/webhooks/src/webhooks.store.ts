@@ -5,7 +5,7 @@
  * so that per-subscription limits hold over all of them.
  */
 import type { Knex } from 'knex';
-import type { AddressableSubscription, StatusTransitionRule } from './addressing';
+import { type AddressableSubscription, partyKey, partyOfSubscription, type StatusTransitionRule } from './addressing';
 import type { AttemptOutcome } from './outcome';
 
 export type SubscriptionState = 'active' | 'paused' | 'disabled' | 'removed';
@@ -54,7 +54,13 @@ export interface DeliveryRow {
   finished_at: Date | null;
 }
 
-export function addressable(row: SubscriptionRow): AddressableSubscription {
+/** What addressing reads of a subscription. */
+type AddressingColumns = Pick<
+  SubscriptionRow,
+  'id' | 'partner_id' | 'provider_id' | 'event_types' | 'status_transitions'
+>;
+
+function addressable(row: AddressingColumns): AddressableSubscription {
   return {
     id: row.id,
     partnerId: row.partner_id,
@@ -64,19 +70,38 @@ export function addressable(row: SubscriptionRow): AddressableSubscription {
   };
 }
 
-/** Subscriptions that take new deliveries (a paused one keeps them for later) in these audiences. */
-export async function subscriptionsInAudience(
-  knex: Knex,
-  partnerIds: number[],
-  providerIds: number[],
-): Promise<SubscriptionRow[]> {
-  if (partnerIds.length === 0 && providerIds.length === 0) return [];
-  return knex('webhooks.subscriptions')
-    .whereIn('state', ['active', 'paused'])
-    .andWhere((where) => {
-      if (partnerIds.length) where.orWhereIn('partner_id', partnerIds);
-      if (providerIds.length) where.orWhereIn('provider_id', providerIds);
-    });
+/**
+ * Every subscription that takes new deliveries (a paused one keeps them for later), as of a
+ * version of the subscriptions: a store checks that version is still current
+ * (migration 20261207100000), so an ingest may keep these while they are.
+ */
+export interface AddressingView {
+  version: string;
+  /** By their party (`partyKey`), so a webhook is matched against its own party's alone. */
+  byParty: Map<string, AddressableSubscription[]>;
+}
+
+/** Reads the subscriptions that take new deliveries and their version, in one statement so they agree. */
+export async function readAddressing(knex: Knex): Promise<AddressingView> {
+  const result = await knex.raw(
+    `select c.version::text as version, s.id, s.partner_id, s.provider_id, s.event_types, s.status_transitions
+       from webhooks.subscription_changes c
+       left join webhooks.subscriptions s on s.state in ('active', 'paused')
+      order by s.id`,
+  );
+  const rows = result.rows as Array<AddressingColumns & { version: string }>;
+  const byParty = new Map<string, AddressableSubscription[]>();
+  for (const row of rows) {
+    if (row.id === null) continue;
+    const subscription = addressable(row);
+    const party = partyOfSubscription(subscription);
+    if (!party) continue;
+    const key = partyKey(party);
+    const ofParty = byParty.get(key);
+    if (ofParty) ofParty.push(subscription);
+    else byParty.set(key, [subscription]);
+  }
+  return { version: rows[0].version, byParty };
 }
 
 /** A lease this worker holds: a delivery queued, in flight, or finished and not recorded yet. */

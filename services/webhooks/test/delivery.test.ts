@@ -7,6 +7,9 @@ import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { databaseOf, type DomainEvent } from '@hub/shared';
 import { DEMO_TOKENS, startTestHub, type TestHub, waitFor } from '../../../test/support/hub';
+import { webhooksOf } from '../src/addressing';
+import { ADDRESSED_FROM_OLD_SUBSCRIPTIONS, storeWebhooks } from '../src/feed.store';
+import { readAddressing } from '../src/webhooks.store';
 import { domainEvent } from './support/events';
 import { type Answer, type Received, type Receiver, startReceiver } from './support/receiver';
 
@@ -225,6 +228,52 @@ describe('ingest', () => {
     await settled(provider.id, 'succeeded');
     expect(at('/audience-provider').map((request) => request.headers['webhook-id'])).toEqual([toProvider.id]);
     expect(at('/audience-partner').map((request) => request.headers['webhook-id'])).toEqual([toPartner.id]);
+  });
+
+  it('addresses each ingest from the subscriptions as they are when it stores, however they were changed', async () => {
+    const first = await subscribe('/addressed-first', { eventTypes: ['costProposal.created'] });
+    const [one, two, three, four] = [1, 2, 3, 4].map(() => costProposal());
+    expect(await ingest([one])).toEqual({ events: 1, deliveries: 1 });
+    // Made after the service last read the subscriptions.
+    const second = await subscribe('/addressed-second', { eventTypes: ['costProposal.created'] });
+    expect(await ingest([two])).toEqual({ events: 1, deliveries: 2 });
+    // Changed in the database, past the service.
+    const { knex } = await databaseOf(hub.broker);
+    await knex('webhooks.subscriptions')
+      .where({ id: second.id })
+      .update({ event_types: JSON.stringify(['message.created']) });
+    expect(await ingest([three])).toEqual({ events: 1, deliveries: 1 });
+    await settled(first.id, 'succeeded', 3);
+    expect((await admin('DELETE', `/subscriptions/${first.id}`)).status).toBe(200);
+    created.splice(created.indexOf(first.id), 1);
+    expect(await ingest([four])).toEqual({ events: 1, deliveries: 0 });
+
+    await settled(second.id, 'succeeded', 1);
+    expect((await deliveries(first.id)).map((delivery) => delivery.eventId).sort()).toEqual(
+      [one.id, two.id, three.id].sort(),
+    );
+    expect((await deliveries(second.id)).map((delivery) => delivery.eventId)).toEqual([two.id]);
+    // Deliveries and their records leave the subscriptions as they are, so ingests keep what they read.
+    const { version } = await readAddressing(knex);
+    await ingest([domainEvent('message.created', { partnerId: 2 }, { id: 5, content: 'hello' })]);
+    await settled(second.id, 'succeeded', 2);
+    expect((await readAddressing(knex)).version).toBe(version);
+  });
+
+  it('stores nothing of webhooks addressed from subscriptions that changed since', async () => {
+    const { knex } = await databaseOf(hub.broker);
+    const before = await readAddressing(knex);
+    const subscription = await subscribe('/addressed-late', { eventTypes: ['costProposal.created'] });
+    const event = costProposal();
+    const [webhook] = webhooksOf(event, () => ({ mappings: {}, blacklist: [] }));
+    await expect(
+      storeWebhooks(knex, [{ ...webhook, subscriptionIds: [subscription.id] }], 0, before.version),
+    ).rejects.toMatchObject({ code: ADDRESSED_FROM_OLD_SUBSCRIPTIONS });
+    expect(await knex('webhooks.feed').where({ event_id: event.id })).toEqual([]);
+    expect(await knex('webhooks.deliveries').where({ event_id: event.id })).toEqual([]);
+    const after = await readAddressing(knex);
+    expect(after.byParty.get('partner:2')?.map(({ id }) => id)).toContain(subscription.id);
+    expect(await storeWebhooks(knex, [{ ...webhook, subscriptionIds: [subscription.id] }], 0, after.version)).toBe(1);
   });
 
   it('keeps deliveries for a paused subscription and sends them on resume', async () => {

@@ -25,7 +25,7 @@ import {
 import { createServerDatabase } from '../../../test/support/hub';
 import { deliveryRetention } from '../src/retention';
 import { storeWebhooks, type WebhookToStore } from '../src/feed.store';
-import { claimDue, recordAttempts } from '../src/webhooks.store';
+import { claimDue, readAddressing, recordAttempts } from '../src/webhooks.store';
 
 const DAY = 86_400_000;
 const SUBSCRIPTION = 7;
@@ -140,9 +140,10 @@ export function partitionsSuite(infra: boolean): void {
     // An event far older than any partition (a backlog handed on late) goes to the default partition.
     const late = delivery(new Date(today - 10 * DAY));
     const all = [delivered, dead, retrying, waiting, late];
-    expect(await storeWebhooks(knex(), all, 0)).toBe(5);
+    const { version } = await readAddressing(knex());
+    expect(await storeWebhooks(knex(), all, 0, version)).toBe(5);
     // A repeated hand-over stores nothing new.
-    expect(await storeWebhooks(knex(), all, 0)).toBe(0);
+    expect(await storeWebhooks(knex(), all, 0, version)).toBe(0);
 
     const claimed = await claimDue(knex(), 10, 60_000, [], 1);
     const byEvent = new Map(claimed.map((one) => [one.delivery.event_id, one.delivery]));
@@ -330,7 +331,7 @@ export function partitionsSuite(infra: boolean): void {
       },
     ]);
     // The ids go on from the same sequence, and the moved pending delivery is claimed as any other.
-    expect(await storeWebhooks(sql, [delivery(new Date())], 0)).toBe(1);
+    expect(await storeWebhooks(sql, [delivery(new Date())], 0, (await readAddressing(sql)).version)).toBe(1);
     expect(Number((await sql('webhooks.deliveries').max({ id: 'id' }))[0].id)).toBeGreaterThan(stored[1].id);
     const claimed = await claimDue(sql, 10, 60_000, [], 1);
     expect(claimed.map(({ delivery: row }) => row.webhook_id)).toContain('w2');
