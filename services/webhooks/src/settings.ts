@@ -14,8 +14,13 @@ export const DELIVERY_SETTINGS = {
   workerConcurrency: 64,
   /** How often a worker looks for due deliveries when no ingest nudged it. */
   pollIntervalMs: 250,
-  /** Deliveries claimed per look. */
-  claimBatch: 50,
+  /**
+   * Deliveries claimed per look. A claim walks and locks up to its room of each subscription
+   * (`claimAhead` times its limit) before it keeps the most overdue of them, so a batch below
+   * that room walks rows it leaves: this takes the whole room of four subscriptions at the
+   * default limit (a burst to four of them cost Postgres 13 % more CPU at 50).
+   */
+  claimBatch: 128,
   /**
    * How many times its in-flight limit a worker holds of a subscription's deliveries: the rest
    * waits in the worker's memory for a place, so a place that frees does not wait for a claim.
