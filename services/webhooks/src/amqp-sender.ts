@@ -80,7 +80,6 @@ export class AmqpChannels {
       return { ok: false, errorKind: kind, error: (err as Error).message };
     }
     const publishId = randomUUID();
-    holdWritesForThisTurn(open.socket);
     const confirmed = new Promise<AttemptOutcome>((resolve) => {
       try {
         open.channel.publish(
@@ -123,6 +122,7 @@ export class AmqpChannels {
         resolve({ ok: false, errorKind: 'amqp_closed', error: (err as Error).message });
       }
     });
+    holdWritesForThisTurn(open.socket);
     try {
       return await withDeadline(confirmed, timeoutMs);
     } catch {
@@ -148,14 +148,15 @@ function socketOf(connection: ChannelModel): Socket {
 
 /**
  * amqplib writes each message to its socket as a write of its own, and each write on loopback
- * woke the broker for one message: a third of its CPU in a burst. Corked until the turn after
- * amqplib's writer has run (it runs on `setImmediate` once a message is queued), the messages of
- * one turn of the event loop leave in one write.
+ * woke the broker for one message: a third of its CPU in a burst. Called after a publish, this
+ * corks the socket until amqplib's writer has run: a message queued wakes the writer on the next
+ * tick, and it writes on `setImmediate`, so an uncork set up on a later tick for `setImmediate`
+ * comes right after it. The messages of one turn of the event loop leave in one write.
  */
 function holdWritesForThisTurn(socket: Socket): void {
   if (socket.writableCorked > 0) return;
   socket.cork();
-  setImmediate(() => setImmediate(() => socket.uncork()));
+  process.nextTick(() => setImmediate(() => socket.uncork()));
 }
 
 function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
