@@ -45,5 +45,4 @@ it('sends BEGIN with the first statements and COMMIT with the last, each flight 
   // Two packets, each holding its flight's messages (a statement is several protocol messages).
   expect(packets).toHaveLength(2);
   expect(packets).toEqual([expect.any(Number), expect.any(Number)]);
-  console.log(packets);
 });
