@@ -1,6 +1,7 @@
 /**
- * The process's database: a knex pool on a Postgres server, or on PGlite served over the wire
- * protocol so the same pg/knex code runs in embedded mode.
+ * The process's database: a knex pool on a Postgres server, or on PGlite in this process, reached
+ * by pg's client through a stream that speaks the wire protocol to it (embedded-wire.ts), so the
+ * same pg/knex code runs in embedded mode.
  *
  * PGlite is a single session, so embedded mode uses one connection that every service shares;
  * that is why every table is schema-qualified and why no transaction may wait on another
@@ -15,6 +16,7 @@ import knexFactory, { Knex } from 'knex';
 import pg from 'pg';
 import type { HubConfig } from './config';
 import { startEmbeddedAutovacuum } from './embedded-autovacuum';
+import { EmbeddedWire, type WireDatabase } from './embedded-wire';
 
 /** How often a process waiting for another's exclusive work (a migration) tries its lock again. */
 const EXCLUSIVE_LOCK_RETRY_MS = 100;
@@ -92,20 +94,19 @@ interface PGliteModule {
     create(options: Record<string, unknown>): Promise<PGliteInstance>;
   };
 }
-interface PGliteInstance {
+interface PGliteInstance extends WireDatabase {
   close(): Promise<void>;
   dumpDataDir(compression?: 'none' | 'gzip' | 'auto'): Promise<Blob>;
 }
 
 async function openEmbedded(options: EmbeddedDatabaseOptions, warn: (message: string) => void): Promise<Database> {
-  // PGlite and its socket server are ESM-first packages; their CommonJS builds load lazily so a
-  // process with a Postgres server never pays for the WASM module.
+  // PGlite is an ESM-first package; its CommonJS build loads lazily so a process with a Postgres
+  // server never pays for the WASM module.
   /* eslint-disable @typescript-eslint/no-require-imports */
   const { PGlite } = require('@electric-sql/pglite') as PGliteModule;
   const { pg_trgm } = require('@electric-sql/pglite/contrib/pg_trgm');
   const { btree_gin } = require('@electric-sql/pglite/contrib/btree_gin');
   const { intarray } = require('@electric-sql/pglite/contrib/intarray');
-  const { PGLiteSocketServer } = require('@electric-sql/pglite-socket');
   /* eslint-enable @typescript-eslint/no-require-imports */
 
   if (options.dataDir) fs.mkdirSync(options.dataDir, { recursive: true });
@@ -114,13 +115,9 @@ async function openEmbedded(options: EmbeddedDatabaseOptions, warn: (message: st
     loadDataDir: options.template,
     extensions: { pg_trgm, btree_gin, intarray },
   });
-  const server = new PGLiteSocketServer({ db: pglite, host: '127.0.0.1', port: 0, maxConnections: 1 });
-  await server.start();
-  const [host, port] = String(server.getServerConn()).split(':');
-
   const knex = knexFactory({
     client: 'pg',
-    connection: { host, port: Number(port), user: 'postgres', database: 'postgres' },
+    connection: { user: 'postgres', database: 'postgres', stream: () => new EmbeddedWire(pglite) },
     pool: { min: 1, max: 1 },
   });
   const stopAutovacuum = startEmbeddedAutovacuum(knex, EMBEDDED_AUTOVACUUM_INTERVAL_MS, (err) =>
@@ -137,7 +134,6 @@ async function openEmbedded(options: EmbeddedDatabaseOptions, warn: (message: st
     close: async () => {
       await stopAutovacuum();
       await knex.destroy();
-      await server.stop();
       await pglite.close();
     },
     // Used by test set-up to make a migrated template once per run.
