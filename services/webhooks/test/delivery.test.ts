@@ -508,3 +508,53 @@ describe('order and fairness', () => {
     await settled(other.id, 'succeeded');
   });
 });
+
+describe('claims and records in batches', () => {
+  /** Counts the worker's claims and records while `work` runs. */
+  async function statementsDuring(work: () => Promise<void>) {
+    const { knex } = await databaseOf(hub.broker);
+    const counts = { claims: 0, records: 0 };
+    const count = ({ sql }: { sql: string }) => {
+      if (sql.includes('webhooks.claim_due(')) counts.claims += 1;
+      if (sql.startsWith('with outcome as')) counts.records += 1;
+    };
+    knex.on('query', count);
+    try {
+      await work();
+    } finally {
+      knex.off('query', count);
+    }
+    return counts;
+  }
+
+  it('records attempts that finish together in one statement', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    answers.set('/together', () => ({ hold: held }));
+    const subscription = await subscribe('/together', { maxInFlight: 8 });
+    const counts = await statementsDuring(async () => {
+      await ingest(Array.from({ length: 8 }, () => costProposal()));
+      await waitFor(() => receiver.open.get('/together') === 8, 'eight requests in flight');
+      release();
+      await settled(subscription.id, 'succeeded', 8);
+    });
+    expect(counts.records).toBe(1);
+  });
+
+  it('refills a busy lane once it runs low, not after every attempt', async () => {
+    answers.set('/busy', () => ({ delayMs: 5 }));
+    const subscription = await subscribe('/busy');
+    const counts = await statementsDuring(async () => {
+      await ingest(Array.from({ length: 96 }, () => costProposal()));
+      await waitFor(
+        async () => (await deliveries(subscription.id, '&state=succeeded&limit=100')).length === 96,
+        '96 succeeded deliveries',
+      );
+    });
+    // Four places and 32 held: a claim after every attempt made about one claim a delivery.
+    expect(counts.claims).toBeLessThan(40);
+    expect(receiver.maxOpen.get('/busy')).toBe(4);
+  });
+});
