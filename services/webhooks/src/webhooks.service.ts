@@ -538,7 +538,7 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
       this.logger.warn(`Giving back ${queued.length} claimed deliveries failed (${err.message}); their leases run out`),
     );
     await Promise.all([...worker.inFlight.values()]);
-    // Each finished attempt woke the recording, which goes on until none is left.
+    // A stopping worker records what finished at once, until none is left.
     while (worker.recording || worker.finished.length > 0) {
       this.recordFinished();
       await worker.recording;
