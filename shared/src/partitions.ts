@@ -126,11 +126,23 @@ export async function createPartitionsAhead(
         );
         const ownTargets = [...(await statisticsTargetsOf(trx, name))].filter(([, target]) => target !== null);
         await setStatisticsTargets(trx, partition, new Map(ownTargets));
+        await copyStorageOptions(trx, defaultPartitionOf(name), partition);
       }
       created += 1;
     }
     return created;
   });
+}
+
+/**
+ * A partitioned table holds no storage options (its fill factor, say) of its own, so its default
+ * partition holds them for the partitions made later.
+ */
+async function copyStorageOptions(knex: Knex, from: string, to: string): Promise<void> {
+  const { rows } = await knex.raw('select reloptions from pg_class where oid = ?::regclass', [from]);
+  const options = (rows[0]?.reloptions ?? []) as string[];
+  // Each option comes as `name=value` from the catalog itself; DDL takes no parameters.
+  if (options.length > 0) await knex.raw(`alter table ?? set (${options.join(', ')})`, [to]);
 }
 
 function partitionName(table: string, from: Date): string {

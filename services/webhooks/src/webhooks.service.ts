@@ -5,6 +5,7 @@
  * workers in every instance then claim due deliveries and attempt them on the retry schedule,
  * logging each attempt. Parties read their feeds through `GET /api/v3/events`.
  */
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { BlockList } from 'node:net';
@@ -39,7 +40,8 @@ import {
   type AttemptRecord,
   claimDue,
   type ClaimedDelivery,
-  type HeldLease,
+  forgetWorker,
+  type HeldLeases,
   type LeasedDelivery,
   readAddressing,
   recordAttempts,
@@ -74,6 +76,8 @@ export type WebhooksThis = Service &
     /** The subscriptions ingests address webhooks from, kept while their version is current. */
     addressing?: AddressingView;
     worker: {
+      /** Whose leases a claim counts (`claimDue`); new with each start, as a worker's leases do not outlive it. */
+      id: string;
       timer?: NodeJS.Timeout;
       claiming?: Promise<void>;
       claimAgain: boolean;
@@ -95,7 +99,7 @@ export type WebhooksThis = Service &
     lanesRunLow(subscriptionIds: number[]): boolean;
     recordFinished(): void;
     claim(): Promise<void>;
-    heldLeases(): HeldLease[];
+    heldLeases(): HeldLeases[];
     attemptable(claimed: ClaimedDelivery): boolean;
     dropUnattemptable(): void;
     dispatch(lane: Lane): void;
@@ -347,17 +351,18 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
           this.dropUnattemptable();
           const held = this.heldLeases();
           const unrecorded = worker.beingRecorded.length + worker.finished.length;
+          const leases = held.reduce((sum, lane) => sum + lane.leases, 0);
           // Recording that falls behind holds claims back, so the leases of attempts made
           // but not recorded stay few and short.
           const room =
             worker.stopping || unrecorded >= DELIVERY_SETTINGS.maxUnrecorded
               ? 0
               : Math.min(
-                  DELIVERY_SETTINGS.workerConcurrency * DELIVERY_SETTINGS.claimAhead - (held.length - unrecorded),
+                  DELIVERY_SETTINGS.workerConcurrency * DELIVERY_SETTINGS.claimAhead - (leases - unrecorded),
                   DELIVERY_SETTINGS.claimBatch,
                 );
           if (room <= 0) break;
-          const claimed = await claimDue(this.db.knex, room, leaseMs, held, DELIVERY_SETTINGS.claimAhead);
+          const claimed = await claimDue(this.db.knex, worker.id, room, leaseMs, held, DELIVERY_SETTINGS.claimAhead);
           const touched = new Set<Lane>();
           for (const one of claimed) {
             let lane = worker.lanes.get(one.subscription.id);
@@ -373,19 +378,21 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
       } while (worker.claimAgain);
     },
 
-    /** Every lease this worker holds: queued in a lane, in flight, or finished and not recorded. */
-    heldLeases(this: WebhooksThis): HeldLease[] {
+    /** The leases this worker holds of each subscription: queued in a lane, in flight, or finished and not recorded. */
+    heldLeases(this: WebhooksThis): HeldLeases[] {
       const worker = this.worker;
-      const lease = ({ delivery }: { delivery: LeasedDelivery }, finished: boolean) => ({
-        id: delivery.id,
-        attempts: delivery.attempts,
-        finished,
-      });
-      return [
-        ...[...worker.lanes.values()].flatMap(({ queue }) => queue.map((claimed) => lease(claimed, false))),
-        ...[...worker.inFlight.keys()].map((claimed) => lease(claimed, false)),
-        ...[...worker.beingRecorded, ...worker.finished].map((record) => lease(record, true)),
-      ];
+      const bySubscription = new Map<number, HeldLeases>();
+      const count = ({ delivery }: { delivery: LeasedDelivery }, finished: boolean) => {
+        const id = delivery.subscription_id;
+        let held = bySubscription.get(id);
+        if (!held) bySubscription.set(id, (held = { subscription_id: id, leases: 0, unfinished: 0 }));
+        held.leases += 1;
+        if (!finished) held.unfinished += 1;
+      };
+      for (const { queue } of worker.lanes.values()) for (const claimed of queue) count(claimed, false);
+      for (const claimed of worker.inFlight.keys()) count(claimed, false);
+      for (const record of [...worker.beingRecorded, ...worker.finished]) count(record, true);
+      return [...bySubscription.values()];
     },
 
     /**
@@ -424,11 +431,11 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
       const worker = this.worker;
       worker.beingRecorded = worker.finished.splice(0);
       try {
-        await recordAttempts(this.db.knex, worker.beingRecorded);
+        await recordAttempts(this.db.knex, worker.id, worker.beingRecorded);
       } catch {
         // One at a time, so a record the database refuses costs only its own delivery (taken again when its lease runs out).
         for (const record of worker.beingRecorded) {
-          await recordAttempts(this.db.knex, [record]).catch((err: Error) =>
+          await recordAttempts(this.db.knex, worker.id, [record]).catch((err: Error) =>
             this.logger.warn(`Delivery ${record.delivery.id} attempt could not be recorded: ${err.message}`),
           );
         }
@@ -512,6 +519,7 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
     this.allowed = allowList(this.config.webhookAllowedNetworks);
     this.amqp = new AmqpChannels(this.allowed);
     this.worker = {
+      id: randomUUID(),
       claimAgain: false,
       stopping: false,
       inFlight: new Map(),
@@ -543,6 +551,9 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
       this.recordFinished();
       await worker.recording;
     }
+    await forgetWorker(this.db.knex, worker.id).catch((err: Error) =>
+      this.logger.warn(`Forgetting this worker's leases failed (${err.message}); they count until they run out`),
+    );
     await this.amqp.closeAll();
   },
 };

@@ -104,13 +104,13 @@ export async function readAddressing(knex: Knex): Promise<AddressingView> {
   return { version: rows[0].version, byParty };
 }
 
-/** A lease this worker holds: a delivery queued, in flight, or finished and not recorded yet. */
-export interface HeldLease {
-  id: number;
-  /** The delivery's attempts before this one: a recorded attempt moves it on, so a later lease is not mistaken for this one. */
-  attempts: number;
-  /** Whether its attempt has ended (its place is free, its record still to come). */
-  finished: boolean;
+/** The leases a worker holds of one subscription's deliveries. */
+export interface HeldLeases {
+  subscription_id: number;
+  /** Every one: queued, in flight, or finished and not recorded yet. */
+  leases: number;
+  /** Those whose attempts have not ended (queued or in flight): a finished one's place is free. */
+  unfinished: number;
 }
 
 /**
@@ -123,28 +123,33 @@ export interface HeldLease {
  * A worker claims ahead: it may hold `depth` times the attempts it may have in flight per
  * subscription, queued in its own memory, so a place that frees is filled at once rather than
  * after the next claim's round trip. What it may have in flight, the delivery's `cap`, is the
- * subscription's limit less the leases other instances hold, whether their attempts are queued,
- * in flight or finished: the instance that claimed last counts every lease of the others, and
- * each other instance holds no more than it held then, so together they never exceed the limit.
- * The worker's own finished attempts do not count against it: their place is free the moment
- * they end, so recording is off the path of the next attempt.
+ * subscription's limit less the leases the other workers hold, whether their attempts are queued,
+ * in flight or finished, as each counted them at its last claim less what it recorded since
+ * (migration 20261208100000): a worker's count only falls between its claims, so together they
+ * never exceed the limit. The worker's own finished attempts do not count against it: their
+ * place is free the moment they end, so recording is off the path of the next attempt.
  *
- * Claims take turns under one advisory lock: the room counts the leases other instances hold,
- * and a claim running beside another would count from a snapshot without the other's leases.
- * The lock is taken in a statement of its own, so the claim's snapshot comes after the last
- * claim's commit: both are statements of the function `webhooks.claim_due`, so that a claim is
- * one round trip.
+ * Claims take turns under one advisory lock: a claim running beside another would count the
+ * others' leases without the other's. The lock is taken in a statement of its own, so the claim's
+ * snapshot comes after the last claim's commit: both are statements of the function
+ * `webhooks.claim_due`, so that a claim is one round trip.
  */
 export async function claimDue(
   knex: Knex,
+  workerId: string,
   limit: number,
   leaseMs: number,
-  held: HeldLease[],
+  held: HeldLeases[],
   depth: number,
 ): Promise<ClaimedDelivery[]> {
-  // One round trip: the function takes the lock and claims (migrations 20261130100000, 20261206120000).
   const result = await knex
-    .raw('select webhooks.claim_due(?::jsonb, ?, ?, ?) as claimed', [JSON.stringify(held), limit, leaseMs, depth])
+    .raw('select webhooks.claim_due(?::uuid, ?::jsonb, ?, ?, ?) as claimed', [
+      workerId,
+      JSON.stringify(held),
+      limit,
+      leaseMs,
+      depth,
+    ])
     .options({ name: 'webhooks-claim-due' });
   const subscriptions = new Map<number, SubscriptionRow>();
   const leased: LeasedJson[] = [];
@@ -160,6 +165,11 @@ export async function claimDue(
       cap,
     }))
     .sort((a, b) => a.delivery.id - b.delivery.id);
+}
+
+/** Forgets what a worker that stops counted as its leases, so the others' room is whole at once. */
+export async function forgetWorker(knex: Knex, workerId: string): Promise<void> {
+  await knex('webhooks.held_leases').where({ worker_id: workerId }).delete();
 }
 
 /** Gives up leases of deliveries not attempted (a stopping worker's queue), so any worker may take them now. */
@@ -237,38 +247,15 @@ export interface AttemptRecord {
   retryInMs?: number;
 }
 
-const RECORD_ATTEMPTS = `with outcome as (
-    select * from jsonb_to_recordset(?::jsonb) as o(
-      delivery_id bigint, delivery_occurred_at timestamptz, subscription_id integer, attempt integer, cycle_attempts integer, started_at timestamptz,
-      latency_ms integer, ok boolean, status_code integer, error_kind text, error text, response_excerpt text,
-      state text, retry_in_ms integer)
-  ),
-  logged as (
-    insert into webhooks.attempts (delivery_id, delivery_occurred_at, attempt, started_at, latency_ms, ok, status_code, error_kind, error, response_excerpt)
-    select delivery_id, delivery_occurred_at, attempt, started_at, latency_ms, ok, status_code, error_kind, error, response_excerpt from outcome
-  ),
-  moved as (
-    update webhooks.deliveries d
-       set attempts = o.attempt, cycle_attempts = o.cycle_attempts, lease_until = null, state = o.state,
-           last_error = case when o.ok then null else o.error end,
-           next_attempt_at = case when o.state = 'pending' then now() + (o.retry_in_ms * interval '1 millisecond') else d.next_attempt_at end,
-           finished_at = case when o.state = 'pending' then d.finished_at else now() end
-      from outcome o
-     where d.id = any(array(select delivery_id from outcome)) and d.id = o.delivery_id and d.occurred_at = o.delivery_occurred_at
-  )
-  update webhooks.subscriptions s
-     set state = 'disabled', state_reason = 'The receiver answered 410 Gone', updated_at = now()
-    from outcome o
-   where o.error_kind = 'gone' and s.id = o.subscription_id and s.state = 'active'`;
-
 /**
- * Logs attempts and moves their deliveries on, in one statement (so atomically) whatever their
- * number: a worker records the attempts that finished meanwhile together, as one commit. The
- * deliveries are found by their ids as an array, which the primary key answers: joined to the
- * outcomes alone, a burst's deliveries (new, so without statistics) were read whole and hashed,
- * 8,000 rows for 8 attempts (10 to 20 ms a record, 2 to 5 by the array).
+ * Logs attempts, moves their deliveries on and takes them off the worker's count of leases, in
+ * one statement (so atomically) whatever their number: a worker records the attempts that
+ * finished meanwhile together, as one commit (migration 20261208100000). The deliveries are found
+ * by their ids as an array, which the primary key answers: joined to the outcomes alone, a
+ * burst's deliveries (new, so without statistics) were read whole and hashed, 8,000 rows for 8
+ * attempts (10 to 20 ms a record, 2 to 5 by the array).
  */
-export async function recordAttempts(knex: Knex, records: AttemptRecord[]): Promise<void> {
+export async function recordAttempts(knex: Knex, workerId: string, records: AttemptRecord[]): Promise<void> {
   if (records.length === 0) return;
   const rows = records.map(({ delivery, outcome, startedAt, latencyMs, retryInMs }) => ({
     delivery_id: delivery.id,
@@ -290,5 +277,7 @@ export async function recordAttempts(knex: Knex, records: AttemptRecord[]): Prom
   const outcomes = JSON.stringify(rows, (_key, value: unknown) =>
     typeof value === 'string' ? value.replaceAll('\0', '') : value,
   );
-  await knex.raw(RECORD_ATTEMPTS, [outcomes]).options({ name: 'webhooks-record-attempts' });
+  await knex
+    .raw('select webhooks.record_attempts(?::uuid, ?::jsonb)', [workerId, outcomes])
+    .options({ name: 'webhooks-record-attempts' });
 }

@@ -15,11 +15,14 @@ import type { ServiceBroker } from 'moleculer';
 import { loadConfig, startHub } from '../../../shared/src';
 import { createServerDatabase, waitFor } from '../../../test/support/hub';
 import { DELIVERY_SETTINGS } from '../src/settings';
-import { claimDue, type DeliveryRow, recordAttempts } from '../src/webhooks.store';
+import { claimDue, type DeliveryRow, forgetWorker, recordAttempts } from '../src/webhooks.store';
 import type { WebhooksThis } from '../src/webhooks.service';
 import { domainEvent } from './support/events';
 import { type Receiver, startReceiver } from './support/receiver';
 import { serverHubEnv, worldWithOneSubscription } from './support/server-hub';
+
+/** The worker this file's own claims and records are made as. */
+const TEST_WORKER = '00000000-0000-4000-8000-000000000015';
 
 /** More than a lane takes, so some wait unclaimed in the database too. */
 const DELIVERIES = DELIVERY_SETTINGS.claimAhead + 2;
@@ -86,8 +89,9 @@ it('gives back what it queued when it stops, so another instance sends each deli
   release();
   await stopping;
   receiver.answer = () => ({});
-  // The attempt in flight was recorded and the queue given back: nothing stays leased.
+  // The attempt in flight was recorded and the queue given back: nothing stays leased or counted.
   expect(await leasedPending()).toBe(0);
+  expect(await sql('webhooks.held_leases').where({ worker_id: workerOf(first).id })).toEqual([]);
 
   await startInstance();
   await waitFor(
@@ -117,6 +121,7 @@ it('does not send a queued delivery whose lease no longer outlasts its attempt a
   expect(service.attemptable(leasedFor(timeoutMs + DELIVERY_SETTINGS.recordReserveMs - 1_000))).toBe(false);
 
   // Such a delivery queued in a lane is dropped, not sent, and no longer counted as this worker's lease.
+  const heldBefore = service.heldLeases();
   const lane = { queue: [leasedFor(1_000)], running: 0, cap: 1 };
   service.worker.lanes.set(999, lane);
   const before = receiver.received.length;
@@ -124,7 +129,7 @@ it('does not send a queued delivery whose lease no longer outlasts its attempt a
   expect(lane.running).toBe(0);
   service.dropUnattemptable();
   expect(service.worker.lanes.has(999)).toBe(false);
-  expect(service.heldLeases().some((lease) => lease.id === row.id)).toBe(false);
+  expect(service.heldLeases()).toEqual(heldBefore);
   expect(receiver.received.length).toBe(before);
 });
 
@@ -167,7 +172,7 @@ async function plansOf(run: (trx: Knex.Transaction) => Promise<unknown>): Promis
 
 it('checks each candidate for an earlier pending delivery of its case with a lookup of its own', async () => {
   // As an anti join, the check read every pending delivery of the subscription for each claim (issue 15's burst).
-  const plans = await plansOf((trx) => claimDue(trx, 10, 60_000, [], DELIVERY_SETTINGS.claimAhead));
+  const plans = await plansOf((trx) => claimDue(trx, TEST_WORKER, 10, 60_000, [], DELIVERY_SETTINGS.claimAhead));
   const claim = plans.find((plan) => plan.includes('Update on deliveries'));
   expect(claim).toMatch(/SubPlan/);
   expect(claim).not.toMatch(/Anti Join/);
@@ -189,7 +194,7 @@ it('finds the deliveries it records by their ids, not by reading them all', asyn
     delivered[0].id,
   ]);
   const partition = (rows[0].name as string).replace('webhooks.', '');
-  const plans = await plansOf((trx) => recordAttempts(trx, records));
+  const plans = await plansOf((trx) => recordAttempts(trx, TEST_WORKER, records));
   const record = plans.find((plan) => plan.includes('Update on deliveries'));
   expect(record).toContain(`Index Scan on ${partition}_pkey`);
   expect(record).not.toContain(`Seq Scan on ${partition} `);
@@ -221,7 +226,9 @@ it('leaves out a delivery a record finished or put off while the claim waited fo
       .where({ id: putOff.id })
       .update({ lease_until: null, next_attempt_at: sql.raw(`now() + interval '1 hour'`) });
     let settled = false;
-    const claiming = claimDue(sql, 10, 60_000, [], DELIVERY_SETTINGS.claimAhead).finally(() => (settled = true));
+    const claiming = claimDue(sql, TEST_WORKER, 10, 60_000, [], DELIVERY_SETTINGS.claimAhead).finally(
+      () => (settled = true),
+    );
     // The claim either skips the rows the record holds or waits for them; only the latter needs the commit.
     await waitFor(
       async () =>
@@ -239,4 +246,82 @@ it('leaves out a delivery a record finished or put off while the claim waited fo
     { state: 'succeeded', leased: false },
     { state: 'pending', leased: false },
   ]);
+});
+
+it('leases a delivery by rewriting its row in place, adding nothing to its indexes', async () => {
+  const [lapsed] = await insertLapsedLeases(1);
+  const { rows } = await sql.raw('select tableoid::regclass::text as name from webhooks.deliveries where id = ?', [
+    lapsed.id,
+  ]);
+  await sql.transaction(async (trx) => {
+    // The backend's counts may still hold its earlier transactions' until it reports them: only their change counts.
+    const updates = async () =>
+      (
+        await trx.raw(
+          `select pg_stat_get_xact_tuples_updated(?::regclass)::int as updated,
+                  pg_stat_get_xact_tuples_hot_updated(?::regclass)::int as in_place`,
+          [rows[0].name, rows[0].name],
+        )
+      ).rows[0] as { updated: number; in_place: number };
+    const before = await updates();
+    const claimed = await claimDue(trx, TEST_WORKER, 10, 60_000, [], DELIVERY_SETTINGS.claimAhead);
+    expect(claimed.map(({ delivery }) => delivery.id)).toEqual([lapsed.id]);
+    const after = await updates();
+    expect({ updated: after.updated - before.updated, in_place: after.in_place - before.in_place }).toEqual({
+      updated: 1,
+      in_place: 1,
+    });
+  });
+  const leased = (await sql('webhooks.deliveries').where({ id: lapsed.id }).first()) as DeliveryRow;
+  await recordAttempts(sql, TEST_WORKER, [
+    { delivery: leased, startedAt: new Date(), latencyMs: 1, outcome: { ok: true, statusCode: 204 } },
+  ]);
+});
+
+it('counts the leases other workers hold as each last counted them, less what each recorded since', async () => {
+  const [first, second] = ['00000000-0000-4000-8000-0000000000a1', '00000000-0000-4000-8000-0000000000a2'];
+  await sql('webhooks.subscriptions').where({ id: 1 }).update({ max_in_flight: 4 });
+  // Only this test's deliveries and workers.
+  await sql('webhooks.deliveries')
+    .where({ state: 'pending' })
+    .update({ state: 'succeeded', finished_at: sql.fn.now() });
+  await sql('webhooks.held_leases').delete();
+  await insertLapsedLeases(8);
+  const claim = (
+    worker: string,
+    held: Array<{ subscription_id: number; leases: number; unfinished: number }>,
+    leaseMs = 60_000,
+  ) => claimDue(sql, worker, 10, leaseMs, held, 1);
+  const holding = (leases: number, unfinished = leases) => [{ subscription_id: 1, leases, unfinished }];
+
+  const firstClaim = await claim(first, []);
+  expect(firstClaim.map(({ cap }) => cap)).toEqual([4, 4, 4, 4]);
+  // The first worker holds the whole limit: the second gets no room.
+  expect(await claim(second, [])).toEqual([]);
+
+  // Two of the first worker's attempts recorded: their room is the second's at once.
+  const records = firstClaim.slice(0, 2).map(({ delivery }) => ({
+    delivery,
+    startedAt: new Date(),
+    latencyMs: 1,
+    outcome: { ok: true, statusCode: 204 },
+  }));
+  await recordAttempts(sql, first, records);
+  const secondClaim = await claim(second, []);
+  expect(secondClaim.map(({ cap }) => cap)).toEqual([2, 2]);
+
+  // The first worker's next claim counts what it still holds; with the second's two, nothing is free.
+  expect(await claim(first, holding(2))).toEqual([]);
+  expect(await sql('webhooks.held_leases').orderBy('worker_id').select('worker_id', 'leases')).toEqual([
+    { worker_id: first, leases: 2 },
+    { worker_id: second, leases: 2 },
+  ]);
+
+  // A worker that stops is forgotten; one that dies counts until its leases run out.
+  await forgetWorker(sql, second);
+  const lastClaim = await claim(first, holding(2), 1);
+  expect(lastClaim.map(({ cap }) => cap)).toEqual([4, 4]);
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  expect((await claim(second, [])).map(({ cap }) => cap)).toEqual([4, 4]);
+  expect(await sql('webhooks.held_leases').select('worker_id')).toEqual([{ worker_id: second }]);
 });

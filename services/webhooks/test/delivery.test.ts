@@ -516,7 +516,7 @@ describe('claims and records in batches', () => {
     const counts = { claims: 0, records: 0 };
     const count = ({ sql }: { sql: string }) => {
       if (sql.includes('webhooks.claim_due(')) counts.claims += 1;
-      if (sql.startsWith('with outcome as')) counts.records += 1;
+      if (sql.includes('webhooks.record_attempts(')) counts.records += 1;
     };
     knex.on('query', count);
     try {

@@ -29,6 +29,8 @@ import { claimDue, readAddressing, recordAttempts } from '../src/webhooks.store'
 
 const DAY = 86_400_000;
 const SUBSCRIPTION = 7;
+/** The worker this suite's claims and records are made as. */
+const TEST_WORKER = randomUUID();
 
 const MIGRATIONS = path.join(__dirname, '../src/migrations');
 /** The first migration with partitioned tables. */
@@ -145,7 +147,7 @@ export function partitionsSuite(infra: boolean): void {
     // A repeated hand-over stores nothing new.
     expect(await storeWebhooks(knex(), all, 0, version)).toBe(0);
 
-    const claimed = await claimDue(knex(), 10, 60_000, [], 1);
+    const claimed = await claimDue(knex(), TEST_WORKER, 10, 60_000, [], 1);
     const byEvent = new Map(claimed.map((one) => [one.delivery.event_id, one.delivery]));
     const outcome = (eventId: string, ok: boolean, retryInMs?: number) => ({
       delivery: byEvent.get(eventId)!,
@@ -156,7 +158,7 @@ export function partitionsSuite(infra: boolean): void {
         : { ok: false, statusCode: 500, errorKind: 'http_status' as const, error: 'HTTP 500' },
       retryInMs,
     });
-    await recordAttempts(knex(), [
+    await recordAttempts(knex(), TEST_WORKER, [
       outcome(delivered.event.id, true),
       outcome(dead.event.id, false),
       outcome(retrying.event.id, false, 3_600_000),
@@ -207,11 +209,11 @@ export function partitionsSuite(infra: boolean): void {
     await knex()('webhooks.deliveries')
       .where({ event_id: retrying.event.id })
       .update({ next_attempt_at: new Date(0) });
-    const again = await claimDue(knex(), 10, 60_000, [], 1);
+    const again = await claimDue(knex(), TEST_WORKER, 10, 60_000, [], 1);
     expect(again.map(({ delivery }) => delivery.event_id).sort()).toEqual([retrying.event.id, waiting.event.id].sort());
     byEvent.clear();
     for (const { delivery: row } of again) byEvent.set(row.event_id, row);
-    await recordAttempts(knex(), [outcome(retrying.event.id, true), outcome(waiting.event.id, true)]);
+    await recordAttempts(knex(), TEST_WORKER, [outcome(retrying.event.id, true), outcome(waiting.event.id, true)]);
     expect((await placed())[retrying.event.id]).toMatchObject({ state: 'succeeded', attempts: 2 });
 
     // The dead letter goes at 90 days with its attempt, from the default partition, row by row.
@@ -251,6 +253,30 @@ export function partitionsSuite(infra: boolean): void {
     }
     // Only the event tables: the subscriptions keep the default.
     expect(await targets('webhooks.subscriptions')).toEqual({ null: 'others' });
+  });
+
+  it('leaves half of each deliveries page free, in every partition made now or later, for their leases', async () => {
+    const [partitioned] = policy.partitioned!;
+    realNow += 10 * DAY;
+    expect(await createPartitionsAhead(knex(), partitioned, clock)).toBeGreaterThan(0);
+    realNow -= 10 * DAY;
+    const optionsOf = async (table: string) => {
+      const partitions = [...(await partitionsOf(knex(), table)).map(({ name }) => name), `${table}_default`];
+      const { rows } = await knex().raw(
+        `select coalesce(reloptions, '{}') as options from pg_class where oid = any(?::regclass[])`,
+        [partitions],
+      );
+      return {
+        partitions: partitions.length,
+        options: new Set(rows.map((row: { options: string[] }) => row.options.join())),
+      };
+    };
+    const deliveries = await optionsOf('webhooks.deliveries');
+    // The spans made at start, the one just made ten days on, and the default partition.
+    expect(deliveries.partitions).toBeGreaterThanOrEqual(4);
+    expect(deliveries.options).toEqual(new Set(['fillfactor=50']));
+    // Attempts are written once: their pages fill.
+    expect((await optionsOf('webhooks.attempts')).options).toEqual(new Set(['']));
   });
 
   it('moves the deliveries and attempts of an earlier schema to the default partitions, ids and all', async () => {
@@ -333,7 +359,7 @@ export function partitionsSuite(infra: boolean): void {
     // The ids go on from the same sequence, and the moved pending delivery is claimed as any other.
     expect(await storeWebhooks(sql, [delivery(new Date())], 0, (await readAddressing(sql)).version)).toBe(1);
     expect(Number((await sql('webhooks.deliveries').max({ id: 'id' }))[0].id)).toBeGreaterThan(stored[1].id);
-    const claimed = await claimDue(sql, 10, 60_000, [], 1);
+    const claimed = await claimDue(sql, TEST_WORKER, 10, 60_000, [], 1);
     expect(claimed.map(({ delivery: row }) => row.webhook_id)).toContain('w2');
   });
 }

@@ -58,7 +58,7 @@ afterAll(async () => {
 async function recordsWaiting(): Promise<number[]> {
   const { rows } = await sql.raw(
     `select pid from pg_stat_activity
-      where datname = current_database() and wait_event_type = 'Lock' and query like '%webhooks.attempts%'`,
+      where datname = current_database() and wait_event_type = 'Lock' and query like '%webhooks.record_attempts%'`,
   );
   return rows.map((row: { pid: number }) => row.pid);
 }

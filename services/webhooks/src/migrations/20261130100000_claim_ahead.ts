@@ -48,6 +48,18 @@ export function claimDueFunction(checkPerCandidate: boolean, leasedRows: 'whole'
       room as (
         select id, max_in_flight - others as cap, depth * (max_in_flight - others) - unfinished as free from leases
       ),
+${chosenDeliveries(checkPerCandidate)}
+${leasedRows === 'whole' ? WHOLE_ROWS_LEASED : USED_ROWS_LEASED};
+    end
+    $$`;
+}
+
+/**
+ * The due deliveries a claim takes of each subscription's free room (`room`: id, cap, free), the
+ * oldest of each case alone, most overdue first, locked.
+ */
+export function chosenDeliveries(checkPerCandidate: boolean): string {
+  return `
       chosen as (
         select due.id, due.occurred_at, room.id as subscription_id, room.cap from room
          cross join lateral (
@@ -63,10 +75,7 @@ export function claimDueFunction(checkPerCandidate: boolean, leasedRows: 'whole'
          ) due
          order by due.next_attempt_at, due.id
          limit max_count
-      )
-${leasedRows === 'whole' ? WHOLE_ROWS_LEASED : USED_ROWS_LEASED};
-    end
-    $$`;
+      )`;
 }
 
 /** Each delivery leased, whole, with its subscription's row and its cap. */
@@ -76,19 +85,25 @@ const WHOLE_ROWS_LEASED = `
        where d.id = chosen.id and d.occurred_at = chosen.occurred_at
        returning to_jsonb(d) || jsonb_build_object('subscription', to_jsonb(s), 'cap', chosen.cap)`;
 
-/** Each delivery leased as far as its attempt and record use it, with its cap; then each of their subscriptions once. */
-const USED_ROWS_LEASED = `,
+/** Each delivery leased as far as its attempt and record use it, with its cap. */
+export const LEASED_AS_USED = `
       leased as (
         update webhooks.deliveries d set lease_until = now() + (lease_ms * interval '1 millisecond')
           from chosen
          where d.id = chosen.id and d.occurred_at = chosen.occurred_at
          returning d.id, d.event_id, d.webhook_id, d.subscription_id, d.event_type, d.case_sequence, d.payload,
                    d.occurred_at, d.attempts, d.cycle_attempts, d.lease_until, chosen.cap
-      )
+      )`;
+
+/** The claim's answer: each delivery leased, then each of their subscriptions once. */
+export const LEASED_AND_THEIR_SUBSCRIPTIONS = `
       select to_jsonb(leased) from leased
       union all
       select jsonb_build_object('subscription', to_jsonb(s)) from webhooks.subscriptions s
        where s.id in (select subscription_id from leased)`;
+
+/** Each delivery leased as far as its attempt and record use it, with its cap; then each of their subscriptions once. */
+const USED_ROWS_LEASED = `,${LEASED_AS_USED}${LEASED_AND_THEIR_SUBSCRIPTIONS}`;
 
 export async function down(knex: Knex): Promise<void> {
   await knex.raw('drop function webhooks.claim_due(jsonb, integer, integer, integer)');
