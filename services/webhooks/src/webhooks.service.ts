@@ -351,7 +351,7 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
           this.dropUnattemptable();
           const held = this.heldLeases();
           const unrecorded = worker.beingRecorded.length + worker.finished.length;
-          const leases = held.reduce((sum, lane) => sum + lane.leases, 0);
+          const leases = held.reduce((sum, ofSubscription) => sum + ofSubscription.leases, 0);
           // Recording that falls behind holds claims back, so the leases of attempts made
           // but not recorded stay few and short.
           const room =
