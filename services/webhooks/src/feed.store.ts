@@ -14,6 +14,7 @@
  */
 import type { Knex } from 'knex';
 import { type AddressedWebhook, type Party, partyKey } from './addressing';
+import { type ClaimedDelivery, claimedFromRows, type HeldLeases } from './webhooks.store';
 
 export interface FeedRow {
   party_kind: Party['kind'];
@@ -54,12 +55,61 @@ export async function storeWebhooks(
   firstDelayMs: number,
   addressedAt: string,
 ): Promise<number> {
-  // A batch that names an event twice stores it once.
+  const rows = feedRows(given);
+  if (rows.length === 0) return 0;
+  const result = await knex
+    .raw('select webhooks.store_addressed_webhooks(?::jsonb, ?, ?::bigint) as stored', [
+      JSON.stringify(rows),
+      firstDelayMs,
+      addressedAt,
+    ])
+    .options({ name: 'webhooks-store-webhooks' });
+  return (result.rows as Array<{ stored: number }>)[0].stored;
+}
+
+/** What a worker claims with (webhooks.store.ts, `claimDue`). */
+export interface ClaimRequest {
+  workerId: string;
+  limit: number;
+  leaseMs: number;
+  held: HeldLeases[];
+  depth: number;
+}
+
+/**
+ * Stores the webhooks as `storeWebhooks` does and claims due deliveries as `claimDue` does, in
+ * one statement (migration 20261209100000), so the deliveries just stored may be among those
+ * claimed. The store waits for the log as it does alone.
+ */
+export async function storeAndClaim(
+  knex: Knex,
+  given: WebhookToStore[],
+  firstDelayMs: number,
+  addressedAt: string,
+  claim: ClaimRequest,
+): Promise<{ stored: number; claimed: ClaimedDelivery[] }> {
+  const result = await knex
+    .raw('select webhooks.store_and_claim(?::jsonb, ?, ?::bigint, ?::uuid, ?::jsonb, ?, ?, ?) as row', [
+      JSON.stringify(feedRows(given)),
+      firstDelayMs,
+      addressedAt,
+      claim.workerId,
+      JSON.stringify(claim.held),
+      claim.limit,
+      claim.leaseMs,
+      claim.depth,
+    ])
+    .options({ name: 'webhooks-store-and-claim' });
+  const [{ row: stored }, ...claimRows] = result.rows as Array<{ row: Record<string, unknown> }>;
+  return { stored: (stored as { stored: number }).stored, claimed: claimedFromRows(claimRows.map(({ row }) => row)) };
+}
+
+/** The feed's rows of the webhooks; a batch that names an event twice stores it once. */
+function feedRows(given: WebhookToStore[]) {
   const webhooks = [
     ...new Map(given.map((webhook) => [`${partyKey(webhook.party)}:${webhook.webhookId}`, webhook])).values(),
   ];
-  if (webhooks.length === 0) return 0;
-  const rows = webhooks.map((webhook) => ({
+  return webhooks.map((webhook) => ({
     party_kind: webhook.party.kind,
     party_id: webhook.party.id,
     event_id: webhook.event.id,
@@ -70,14 +120,6 @@ export async function storeWebhooks(
     occurred_at: webhook.event.occurredAt,
     subscriptions: webhook.subscriptionIds,
   }));
-  const result = await knex
-    .raw('select webhooks.store_addressed_webhooks(?::jsonb, ?, ?::bigint) as stored', [
-      JSON.stringify(rows),
-      firstDelayMs,
-      addressedAt,
-    ])
-    .options({ name: 'webhooks-store-webhooks' });
-  return (result.rows as Array<{ stored: number }>)[0].stored;
 }
 
 /** The party's last position (0 before its first webhook) and up to `limit` webhooks after `after`, oldest first. */

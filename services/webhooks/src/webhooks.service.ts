@@ -28,7 +28,7 @@ import { feedActions } from './feed.actions';
 import { healthActions } from './health.actions';
 import { deliveryRetention } from './retention';
 import { type AddressedWebhook, partiesOf, partyKey, takersOf, webhooksOf } from './addressing';
-import { ADDRESSED_FROM_OLD_SUBSCRIPTIONS, storeWebhooks } from './feed.store';
+import { ADDRESSED_FROM_OLD_SUBSCRIPTIONS, storeAndClaim, storeWebhooks, type WebhookToStore } from './feed.store';
 import { AmqpChannels } from './amqp-sender';
 import { sendHttp } from './http-sender';
 import type { AttemptOutcome } from './outcome';
@@ -60,6 +60,8 @@ interface Lane {
   running: number;
   /** The attempts it may have in flight, as of its last claim (`claimDue`). */
   cap: number;
+  /** Whether its last claim took fewer than it had room for: nothing more of it could go then. */
+  claimedAll: boolean;
 }
 
 /**
@@ -95,10 +97,13 @@ export type WebhooksThis = Service &
       beingRecorded: AttemptRecord[];
     };
     storeAddressed(webhooks: AddressedWebhook[]): Promise<number>;
+    storeAndWake(webhooks: WebhookToStore[], addressedAt: string): Promise<number>;
     pump(wokenBy?: PumpCause, subscriptionIds?: number[]): void;
     lanesRunLow(subscriptionIds: number[]): boolean;
     recordFinished(): void;
     claim(): Promise<void>;
+    claimRoom(held: HeldLeases[]): number;
+    queueClaimed(claimed: ClaimedDelivery[], limit: number, held: HeldLeases[]): void;
     heldLeases(): HeldLeases[];
     attemptable(claimed: ClaimedDelivery): boolean;
     dropUnattemptable(): void;
@@ -172,7 +177,6 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
             webhooksOf(event, (partnerId) => rules[partnerId] ?? { mappings: {}, blacklist: [] }),
           ),
         );
-        if (stored > 0) this.pump();
         return { events: events.length, deliveries: stored };
       },
     },
@@ -239,13 +243,11 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
       for (let tries = 1; ; tries++) {
         const addressing = (this.addressing ??= await readAddressing(this.db.knex));
         try {
-          return await storeWebhooks(
-            this.db.knex,
+          return await this.storeAndWake(
             webhooks.map((webhook) => ({
               ...webhook,
               subscriptionIds: takersOf(webhook, addressing.byParty.get(partyKey(webhook.party)) ?? []),
             })),
-            this.config.webhookRetryScheduleMs[0] ?? 0,
             addressing.version,
           );
         } catch (err) {
@@ -253,6 +255,54 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
           if ((err as { code?: string }).code !== ADDRESSED_FROM_OLD_SUBSCRIPTIONS || tries >= 3) throw err;
           if (this.addressing === addressing) this.addressing = undefined;
         }
+      }
+    },
+
+    /**
+     * Stores the webhooks and sets the worker on their deliveries. A worker claiming nothing at
+     * the moment claims in the store's statement, so an event arriving alone is sent as its store
+     * answers (a round trip and a claim sooner); a busy one is woken, and claims them among the rest.
+     */
+    async storeAndWake(this: WebhooksThis, webhooks: WebhookToStore[], addressedAt: string): Promise<number> {
+      const worker = this.worker;
+      const firstDelayMs = this.config.webhookRetryScheduleMs[0] ?? 0;
+      const wakeAfterStoring = async () => {
+        const stored = await storeWebhooks(this.db.knex, webhooks, firstDelayMs, addressedAt);
+        if (stored > 0) this.pump();
+        return stored;
+      };
+      if (worker.claiming || worker.stopping || !webhooks.some(({ subscriptionIds }) => subscriptionIds.length > 0))
+        return wakeAfterStoring();
+      this.dropUnattemptable();
+      const held = this.heldLeases();
+      const room = this.claimRoom(held);
+      if (room <= 0) return wakeAfterStoring();
+      const leaseMs = claimLeaseMs(this.config.webhookAttemptTimeoutMs);
+      const storing = storeAndClaim(this.db.knex, webhooks, firstDelayMs, addressedAt, {
+        workerId: worker.id,
+        limit: room,
+        leaseMs,
+        held,
+        depth: DELIVERY_SETTINGS.claimAhead,
+      });
+      worker.claiming = storing
+        .then(({ claimed }) => {
+          this.queueClaimed(claimed, room, held);
+          // A full claim may have left deliveries behind, as news during it may have brought some.
+          if (claimed.length >= room) worker.claimAgain = true;
+        })
+        .catch(() => undefined)
+        .finally(() => {
+          worker.claiming = undefined;
+          if (worker.claimAgain) this.pump();
+        });
+      try {
+        return (await storing).stored;
+      } catch (err) {
+        if ((err as { code?: string }).code === ADDRESSED_FROM_OLD_SUBSCRIPTIONS) throw err;
+        // The claim fails the store beside it; the webhooks must not wait on it.
+        this.logger.warn(`Claiming with a store failed (${(err as Error).message}); storing alone`);
+        return wakeAfterStoring();
       }
     },
 
@@ -273,7 +323,7 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
      * one before (an embedded burst: 12 deliveries a claim and 15 a record, a third slower than
      * over a slower connection). So, woken by its own work, the worker claims only once a lane
      * runs low, and a record waits a little for attempts finishing close together.
-     * `subscriptionIds` are those whose attempts finished or were recorded.
+     * `subscriptionIds` are those whose attempts were recorded.
      */
     pump(this: WebhooksThis, wokenBy: PumpCause = 'news', subscriptionIds: number[] = []) {
       const worker = this.worker;
@@ -289,16 +339,18 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
     },
 
     /**
-     * Whether a claim is worth its cost: some lane holds less than half of what it may hold
-     * ahead, so it still has work for its places while the claim runs; or one of the given
-     * subscriptions holds nothing, so its next deliveries (a case's next, once its earlier one
-     * is recorded) may be due.
+     * Whether a claim is worth its cost: some lane whose last claim may have left deliveries
+     * behind holds less than half of what it may hold ahead, so it still has work for its places
+     * while the claim runs; or one of the given subscriptions, whose attempts were just recorded,
+     * holds nothing or had all it could take, so its next deliveries (a case's next, once its
+     * earlier one is recorded) may be due. Deliveries due by other news wake the worker themselves.
      */
     lanesRunLow(this: WebhooksThis, subscriptionIds: number[]) {
       const lanes = this.worker.lanes;
-      if (subscriptionIds.some((id) => !lanes.has(id))) return true;
+      if (subscriptionIds.some((id) => lanes.get(id)?.claimedAll ?? true)) return true;
       for (const lane of lanes.values())
-        if (lane.running + lane.queue.length < (lane.cap * DELIVERY_SETTINGS.claimAhead) / 2) return true;
+        if (!lane.claimedAll && lane.running + lane.queue.length < (lane.cap * DELIVERY_SETTINGS.claimAhead) / 2)
+          return true;
       return false;
     },
 
@@ -350,32 +402,52 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
         for (;;) {
           this.dropUnattemptable();
           const held = this.heldLeases();
-          const unrecorded = worker.beingRecorded.length + worker.finished.length;
-          const leases = held.reduce((sum, ofSubscription) => sum + ofSubscription.leases, 0);
-          // Recording that falls behind holds claims back, so the leases of attempts made
-          // but not recorded stay few and short.
-          const room =
-            worker.stopping || unrecorded >= DELIVERY_SETTINGS.maxUnrecorded
-              ? 0
-              : Math.min(
-                  DELIVERY_SETTINGS.workerConcurrency * DELIVERY_SETTINGS.claimAhead - (leases - unrecorded),
-                  DELIVERY_SETTINGS.claimBatch,
-                );
+          const room = this.claimRoom(held);
           if (room <= 0) break;
           const claimed = await claimDue(this.db.knex, worker.id, room, leaseMs, held, DELIVERY_SETTINGS.claimAhead);
-          const touched = new Set<Lane>();
-          for (const one of claimed) {
-            let lane = worker.lanes.get(one.subscription.id);
-            if (!lane) worker.lanes.set(one.subscription.id, (lane = { queue: [], running: 0, cap: one.cap }));
-            lane.cap = one.cap;
-            lane.queue.push(one);
-            touched.add(lane);
-          }
-          for (const lane of touched) this.dispatch(lane);
+          this.queueClaimed(claimed, room, held);
           // A short claim took every delivery that may go now.
           if (claimed.length < room) break;
         }
       } while (worker.claimAgain);
+    },
+
+    /** How many deliveries the next claim may take, given the leases the worker holds. */
+    claimRoom(this: WebhooksThis, held: HeldLeases[]) {
+      const worker = this.worker;
+      const unrecorded = worker.beingRecorded.length + worker.finished.length;
+      const leases = held.reduce((sum, ofSubscription) => sum + ofSubscription.leases, 0);
+      // Recording that falls behind holds claims back, so the leases of attempts made but not
+      // recorded stay few and short.
+      if (worker.stopping || unrecorded >= DELIVERY_SETTINGS.maxUnrecorded) return 0;
+      return Math.min(
+        DELIVERY_SETTINGS.workerConcurrency * DELIVERY_SETTINGS.claimAhead - (leases - unrecorded),
+        DELIVERY_SETTINGS.claimBatch,
+      );
+    },
+
+    /**
+     * Queues what a claim of up to `limit` deliveries leased in its subscriptions' lanes, and
+     * starts what may go now. `held` is what the claim was told the worker held.
+     */
+    queueClaimed(this: WebhooksThis, claimed: ClaimedDelivery[], limit: number, held: HeldLeases[]) {
+      const worker = this.worker;
+      const taken = new Map<number, number>();
+      for (const one of claimed) {
+        const id = one.subscription.id;
+        let lane = worker.lanes.get(id);
+        if (!lane) worker.lanes.set(id, (lane = { queue: [], running: 0, cap: one.cap, claimedAll: false }));
+        lane.cap = one.cap;
+        lane.queue.push(one);
+        taken.set(id, (taken.get(id) ?? 0) + 1);
+      }
+      const unfinished = new Map(held.map((ofOne) => [ofOne.subscription_id, ofOne.unfinished]));
+      for (const [id, lane] of worker.lanes) {
+        // The room the claim gave the subscription (migration 20261208100000); a claim cut short by its limit took what it could.
+        const room = DELIVERY_SETTINGS.claimAhead * lane.cap - (unfinished.get(id) ?? 0);
+        lane.claimedAll = claimed.length < limit && (taken.get(id) ?? 0) < room;
+        if (taken.has(id)) this.dispatch(lane);
+      }
     },
 
     /** The leases this worker holds of each subscription: queued in a lane, in flight, or finished and not recorded. */
@@ -462,7 +534,8 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
           this.dispatch(lane);
           for (const other of worker.lanes.values()) if (other.queue.length > 0) this.dispatch(other);
           if (lane.running === 0 && lane.queue.length === 0) worker.lanes.delete(claimed.subscription.id);
-          this.pump('ownWork', [claimed.subscription.id]);
+          // Its case's next delivery waits for its record, which wakes the worker again.
+          this.pump('ownWork');
         });
       worker.inFlight.set(claimed, running);
     },

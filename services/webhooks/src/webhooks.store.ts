@@ -151,9 +151,14 @@ export async function claimDue(
       depth,
     ])
     .options({ name: 'webhooks-claim-due' });
+  return claimedFromRows((result.rows as Array<{ claimed: unknown }>).map(({ claimed }) => claimed));
+}
+
+/** The deliveries a claim leased, each with its subscription, in the order of their ids, from the rows `webhooks.claim_due` answers. */
+export function claimedFromRows(rows: unknown[]): ClaimedDelivery[] {
   const subscriptions = new Map<number, SubscriptionRow>();
   const leased: LeasedJson[] = [];
-  for (const { claimed } of result.rows as Array<{ claimed: LeasedJson | { subscription: SubscriptionJson } }>) {
+  for (const claimed of rows as Array<LeasedJson | { subscription: SubscriptionJson }>) {
     if ('subscription' in claimed)
       subscriptions.set(claimed.subscription.id, subscriptionFromJson(claimed.subscription));
     else leased.push(claimed);

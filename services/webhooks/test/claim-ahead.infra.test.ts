@@ -122,7 +122,7 @@ it('does not send a queued delivery whose lease no longer outlasts its attempt a
 
   // Such a delivery queued in a lane is dropped, not sent, and no longer counted as this worker's lease.
   const heldBefore = service.heldLeases();
-  const lane = { queue: [leasedFor(1_000)], running: 0, cap: 1 };
+  const lane = { queue: [leasedFor(1_000)], running: 0, cap: 1, claimedAll: true };
   service.worker.lanes.set(999, lane);
   const before = receiver.received.length;
   service.dispatch(lane);
