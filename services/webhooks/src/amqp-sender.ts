@@ -4,11 +4,11 @@
  * closes first is a failed attempt. Connections are kept per target and reopened when lost.
  */
 import { randomUUID } from 'node:crypto';
-import type { BlockList, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import amqp, { type ChannelModel, type ConfirmChannel, type ConsumeMessage } from 'amqplib';
 import { type AttemptOutcome, type SignedMessage } from './outcome';
 import { CASE_SEQUENCE_HEADER } from './settings';
-import { resolveTarget } from './target-safety';
+import type { TargetResolver } from './target-safety';
 
 export interface AmqpTarget {
   url: string;
@@ -28,11 +28,11 @@ const PUBLISH_ID_HEADER = 'hub-publish-id';
 export class AmqpChannels {
   private readonly open = new Map<string, Promise<OpenChannel>>();
 
-  constructor(private readonly allowed: BlockList) {}
+  constructor(private readonly resolver: TargetResolver) {}
 
   private async connect(url: string): Promise<OpenChannel> {
     const parsed = new URL(url);
-    const checked = await resolveTarget(parsed.hostname, this.allowed);
+    const checked = await this.resolver.resolve(parsed.hostname);
     const host = parsed.hostname;
     parsed.hostname = checked.family === 6 ? `[${checked.address}]` : checked.address;
     const connection = await amqp.connect(parsed.toString(), parsed.protocol === 'amqps:' ? { servername: host } : {});

@@ -5,10 +5,9 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import type { BlockList } from 'node:net';
 import { CASE_SEQUENCE_HEADER, DELIVERY_SETTINGS, RESERVED_HEADERS, USER_AGENT } from './settings';
 import { type AttemptOutcome, parseRetryAfter, type SignedMessage } from './outcome';
-import { resolveTarget, type CheckedAddress } from './target-safety';
+import { type CheckedAddress, type TargetResolver } from './target-safety';
 
 export interface HttpTarget {
   url: string;
@@ -51,13 +50,13 @@ export async function sendHttp(
   target: HttpTarget,
   message: SignedMessage,
   timeoutMs: number,
-  allowed: BlockList,
+  resolver: TargetResolver,
 ): Promise<AttemptOutcome> {
   const url = new URL(target.url);
   const deadline = Date.now() + timeoutMs;
   let checked: CheckedAddress;
   try {
-    checked = await resolveTarget(url.hostname, allowed);
+    checked = await resolver.resolve(url.hostname);
   } catch (err) {
     return {
       ok: false,

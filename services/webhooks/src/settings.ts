@@ -49,6 +49,14 @@ export const DELIVERY_SETTINGS = {
   maxUnrecorded: 256,
   /** How long beyond its attempts a claim lasts before another worker may take the delivery (a crashed worker's claims). */
   leaseMarginMs: 15_000,
+  /**
+   * How long a target host's checked addresses serve its attempts before it is looked up again.
+   * A receiver that moves to another address is reached there within this (and once its kept
+   * connections close).
+   */
+  resolvedHostKeptMs: 30_000,
+  /** Hosts whose addresses a worker keeps at most; past this the one looked up longest ago goes. */
+  resolvedHostsKept: 10_000,
   /** Bytes of a receiver's answer kept in the attempt log. */
   responseExcerptBytes: 1024,
   /** How long the previous secret keeps signing after a rotation, so receivers can switch over. */

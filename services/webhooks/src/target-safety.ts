@@ -71,15 +71,23 @@ export function isAllowedAddress(address: string, allowed: BlockList): boolean {
   return !denied.check(address, family);
 }
 
+export type LookUp = (host: string) => Promise<Array<{ address: string; family: number }>>;
+
+const systemLookUp: LookUp = (host) => lookup(host, { all: true, verbatim: true });
+
 /** Resolves a host and answers the address to connect to; refuses when any address is not global. */
-export async function resolveTarget(host: string, allowed: BlockList): Promise<CheckedAddress> {
+export async function resolveTarget(
+  host: string,
+  allowed: BlockList,
+  lookUp: LookUp = systemLookUp,
+): Promise<CheckedAddress> {
   const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
   let addresses: Array<{ address: string; family: number }>;
   if (isIP(bare)) {
     addresses = [{ address: bare, family: isIP(bare) }];
   } else {
     try {
-      addresses = await lookup(bare, { all: true, verbatim: true });
+      addresses = await lookUp(bare);
     } catch (err) {
       throw new ResolveError(`Cannot resolve ${bare}: ${(err as Error).message}`);
     }
@@ -89,4 +97,37 @@ export async function resolveTarget(host: string, allowed: BlockList): Promise<C
   const blocked = addresses.find((entry) => !isAllowedAddress(entry.address, allowed));
   if (blocked) throw new BlockedTargetError(`${bare} resolves to ${blocked.address}, which is not a global address`);
   return { address: addresses[0].address, family: addresses[0].family === 6 ? 6 : 4 };
+}
+
+/**
+ * Resolves and checks target hosts for attempts, keeping each host's answer for a while. A
+ * lookup goes through the system's resolver on libuv's small thread pool, so a lookup per
+ * attempt would cap every named target at what the resolver answers and add its time to each
+ * delivery. The kept answer is the checked address the connection is pinned to, so keeping it
+ * cannot let a later answer through unchecked. A failed lookup is not kept: the next attempt asks again.
+ */
+export class TargetResolver {
+  private readonly known = new Map<string, { checked: Promise<CheckedAddress>; until: number }>();
+
+  constructor(
+    private readonly allowed: BlockList,
+    private readonly keptMs: number,
+    private readonly maxHosts: number,
+    private readonly lookUp: LookUp = systemLookUp,
+  ) {}
+
+  resolve(host: string): Promise<CheckedAddress> {
+    const now = Date.now();
+    const known = this.known.get(host);
+    if (known && known.until > now) return known.checked;
+    const checked = resolveTarget(host, this.allowed, this.lookUp);
+    // Map order is insertion order: the first host is the one looked up longest ago.
+    this.known.delete(host);
+    if (this.known.size >= this.maxHosts) this.known.delete(this.known.keys().next().value as string);
+    this.known.set(host, { checked, until: now + this.keptMs });
+    checked.catch((err: unknown) => {
+      if (err instanceof ResolveError && this.known.get(host)?.checked === checked) this.known.delete(host);
+    });
+    return checked;
+  }
 }

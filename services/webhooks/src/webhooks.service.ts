@@ -8,7 +8,6 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { BlockList } from 'node:net';
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
 import {
   configOf,
@@ -49,7 +48,7 @@ import {
   type SubscriptionRow,
 } from './webhooks.store';
 import { ACCOUNT_FIXED, type AccountOut, applyWebhooksWorld, MADE_BY_API } from './subscriptions';
-import { allowList } from './target-safety';
+import { allowList, TargetResolver } from './target-safety';
 
 export interface IngestParams {
   events: DomainEvent[];
@@ -73,7 +72,8 @@ type PumpCause = 'news' | 'ownWork';
 export type WebhooksThis = Service &
   DbService & {
     config: HubConfig;
-    allowed: BlockList;
+    /** Checks and keeps the addresses of target hosts, for both kinds of target. */
+    resolver: TargetResolver;
     amqp: AmqpChannels;
     /** The subscriptions ingests address webhooks from, kept while their version is current. */
     addressing?: AddressingView;
@@ -569,7 +569,7 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
               { url: subscription.url, method: subscription.method ?? 'POST', headers: subscription.headers },
               message,
               timeoutMs,
-              this.allowed,
+              this.resolver,
             )
           : this.amqp.publish({ url: subscription.url, queue: subscription.queue ?? '' }, message, timeoutMs);
       // A target the request cannot even be made to (a header Node refuses) is a failed attempt
@@ -589,8 +589,12 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
 
   created(this: WebhooksThis) {
     this.config = configOf(this.broker);
-    this.allowed = allowList(this.config.webhookAllowedNetworks);
-    this.amqp = new AmqpChannels(this.allowed);
+    this.resolver = new TargetResolver(
+      allowList(this.config.webhookAllowedNetworks),
+      DELIVERY_SETTINGS.resolvedHostKeptMs,
+      DELIVERY_SETTINGS.resolvedHostsKept,
+    );
+    this.amqp = new AmqpChannels(this.resolver);
     this.worker = {
       id: randomUUID(),
       claimAgain: false,

@@ -9,7 +9,7 @@ import amqp, { type Channel, type ChannelModel } from 'amqplib';
 import { INFRA } from '../../../test/support/hub';
 import { AmqpChannels } from '../src/amqp-sender';
 import type { SignedMessage } from '../src/outcome';
-import { allowList } from '../src/target-safety';
+import { allowList, TargetResolver } from '../src/target-safety';
 
 let connection: ChannelModel;
 let channel: Channel;
@@ -23,7 +23,7 @@ beforeAll(async () => {
 beforeEach(async () => {
   queue = `hub-test-${randomUUID()}`;
   await channel.assertQueue(queue, { durable: true, autoDelete: false });
-  sender = new AmqpChannels(allowList(['127.0.0.0/8', '::1/128']));
+  sender = new AmqpChannels(new TargetResolver(allowList(['127.0.0.0/8', '::1/128']), 30_000, 100));
 });
 afterEach(async () => {
   await sender.closeAll();

@@ -1,6 +1,7 @@
 /**
  * Subscriptions, status mappings and blacklists from the world file (the catalog holds the
- * status rules status webhooks are sent with), and target safety on a hub that allows no loopback.
+ * status rules status webhooks are sent with), target safety on a hub that allows no loopback, and
+ * a target named by its host.
  */
 import { Webhook } from 'standardwebhooks';
 import { DEMO_WORLD_FILE, readWorld, type DomainEvent, type World } from '@hub/shared';
@@ -228,5 +229,31 @@ describe('target safety', () => {
         })
       ).status,
     ).toBe(200);
+  });
+});
+
+describe('a target named by its host', () => {
+  let hub: TestHub;
+  beforeAll(async () => {
+    hub = await startTestHub({ services: ['catalog', 'gateway', 'webhooks'] });
+  });
+  afterAll(() => hub.stop());
+
+  it('delivers every webhook to the address its name resolves to while loopback is allowed', async () => {
+    const created = await hub.request('POST', '/api/admin/webhooks/subscriptions', {
+      token: DEMO_TOKENS.admin,
+      body: {
+        accountId: 3,
+        eventTypes: ['status.new'],
+        target: { kind: 'http', url: receiver.url.replace('127.0.0.1', 'localhost') + '/named' },
+      },
+    });
+    expect(created.status).toBe(200);
+    await hub.broker.call('webhooks.ingest', {
+      events: Array.from({ length: 6 }, () => statusAdded(2, 'arrived', 'registered')),
+    });
+    const named = () => receiver.received.filter((request) => request.path === '/named');
+    await waitFor(() => named().length === 6, 'six webhooks at the named target');
+    expect(new Set(named().map((request) => request.headers['webhook-id'])).size).toBe(6);
   });
 });
