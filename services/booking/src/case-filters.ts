@@ -198,8 +198,11 @@ export type SearchPieces = Partial<Record<'contacts' | 'orderData' | 'productDat
  * The cases whose guid, orderData, productData or a contact holds the text, as a set of ids found
  * through the trigram index of each text (one OR over the case's texts and its contacts' would
  * read every case in the caller's scope). For a partner, an orderData match must also hold without
- * the provider's private key. A text searched by pieces finds candidates that are then checked for
- * the whole text: materialized, so the planner cannot hand the whole text to the index as well.
+ * the provider's private key. Each text's candidates are found and rechecked on their own: one
+ * scan over the three indexes rechecks every candidate against all three texts, so an order
+ * number's candidates each had their productData converted and matched too. A text searched by
+ * pieces finds candidates that are then checked for the whole text: materialized, so the planner
+ * cannot hand the whole text to the index as well.
  */
 function commonSearchSql(text: string, forPartner: boolean, pieces: SearchPieces): SqlFragment {
   const pattern = `%${escapeLike(text)}%`;
@@ -220,20 +223,19 @@ function commonSearchSql(text: string, forPartner: boolean, pieces: SearchPieces
     sql: `s.guid::text ilike ? escape '\\' or ${orderData.sql} or s.product_data::text ilike ? escape '\\'`,
     bindings: [pattern, ...orderData.bindings, pattern],
   };
-  const candidates: SqlFragment[] = [];
-  let cases = 'booking.cases s';
-  if (pieces.orderData?.length || pieces.productData?.length) {
-    const found = [
-      searched('s.guid::text', undefined),
-      searched('s.order_data::text', pieces.orderData),
-      searched('s.product_data::text', pieces.productData),
-    ];
-    candidates.push({
-      sql: `found_cases as materialized (select s.id, s.guid, s.order_data, s.product_data from booking.cases s where ${found.map((part) => part.sql).join(' or ')})`,
-      bindings: found.flatMap((part) => part.bindings),
-    });
-    cases = 'found_cases s';
-  }
+  const caseTexts = [
+    searched('s.guid::text', undefined),
+    searched('s.order_data::text', pieces.orderData),
+    searched('s.product_data::text', pieces.productData),
+  ];
+  const candidates: SqlFragment[] = [
+    {
+      sql: `found_cases as materialized (${caseTexts
+        .map((part) => `select s.id, s.guid, s.order_data, s.product_data from booking.cases s where ${part.sql}`)
+        .join(' union all ')})`,
+      bindings: caseTexts.flatMap((part) => part.bindings),
+    },
+  ];
   let contacts = 'booking.case_contacts cc';
   if (pieces.contacts?.length) {
     const found = searched('cc.data::text', pieces.contacts);
@@ -243,10 +245,9 @@ function commonSearchSql(text: string, forPartner: boolean, pieces: SearchPieces
     });
     contacts = 'found_contacts cc';
   }
-  const prelude = candidates.length ? `with ${candidates.map((part) => part.sql).join(', ')} ` : '';
   return {
     sql:
-      `c.id in (${prelude}select s.id from ${cases} where ${wholeText.sql}` +
+      `c.id in (with ${candidates.map((part) => part.sql).join(', ')} select s.id from found_cases s where ${wholeText.sql}` +
       ` union all select cc.case_id from ${contacts} where cc.data::text ilike ? escape '\\')`,
     bindings: [...candidates.flatMap((part) => part.bindings), ...wholeText.bindings, pattern],
   };
