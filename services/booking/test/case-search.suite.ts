@@ -355,6 +355,24 @@ export function caseSearchSuite(infra: boolean): void {
       expect(await commonSearchPieces(knex, 'refNo": "REF-17', 0.9)).toMatchObject({ orderData: ['-17'] });
     });
 
+    it('reads the trigram statistics once for the searches of a while', async () => {
+      const reads: string[] = [];
+      const listener = (query: { sql: string }) => {
+        if (query.sql.includes('pg_stats_ext_exprs')) reads.push(query.sql);
+      };
+      knex.on('query', listener);
+      try {
+        // A search that takes no read older than none reads; one that takes a minute's uses it.
+        await commonSearchPieces(knex, 'firstName": "Nils', 0.5, 0);
+        expect(await commonSearchPieces(knex, 'firstName": "Nils', 0.5, 60_000)).toMatchObject({ contacts: ['"Nils'] });
+        expect(await commonSearchPieces(knex, 'refNo": "REF-17', 0.9, 60_000)).toMatchObject({ orderData: ['-17'] });
+        expect(await commonSearchPieces(knex, 'refNo": "REF-17', 0.9, 0)).toMatchObject({ orderData: ['-17'] });
+      } finally {
+        knex.removeListener('query', listener);
+      }
+      expect(reads).toHaveLength(2);
+    });
+
     it('finds what the whole text finds, by whichever pieces, for every search text', async () => {
       for (const commonSearch of SEARCHES)
         for (const commonTrigramShare of [0, 0.5, 0.9, 1]) {
