@@ -224,9 +224,9 @@ function trigramSharesOf(knex: Knex, keptMs: number): Promise<TrigramShares> {
  * The pieces of a commonSearch text by which each text's trigram index is searched (see
  * search-pieces.ts), judged by the statistics ANALYZE keeps on that text's trigrams (migration
  * 20261202100000_create_search_text_statistics): the trigrams they list with the share of rows
- * holding each, read again once the last read is `keptMs` old. A text whose statistics are not built yet (a new
- * table's; the embedded database builds them apart from its ANALYZEs, embedded-autovacuum.ts) is
- * searched by the whole text.
+ * holding each, read again once the last read is `keptMs` old. A text whose statistics are not
+ * built yet (a new table's; the embedded database builds them apart from its ANALYZEs,
+ * embedded-autovacuum.ts) is searched by the whole text.
  */
 export async function commonSearchPieces(
   knex: Knex,

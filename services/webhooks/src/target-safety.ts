@@ -104,7 +104,8 @@ export async function resolveTarget(
  * lookup goes through the system's resolver on libuv's small thread pool, so a lookup per
  * attempt would cap every named target at what the resolver answers and add its time to each
  * delivery. The kept answer is the checked address the connection is pinned to, so keeping it
- * cannot let a later answer through unchecked. A failed lookup is not kept: the next attempt asks again.
+ * cannot let a later answer through unchecked. A failed lookup is not kept: the next attempt
+ * asks again.
  */
 export class TargetResolver {
   private readonly known = new Map<string, { checked: Promise<CheckedAddress>; until: number }>();
