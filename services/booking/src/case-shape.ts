@@ -45,6 +45,41 @@ export interface CaseRow {
   updated_at: Date;
 }
 
+/**
+ * The columns caseOut reads, named rather than `c.*`: a prepared read keeps the columns it was
+ * prepared with, and a column a newer version adds must not change its answer.
+ */
+const CASE_OUT_COLUMNS = [
+  'id',
+  'guid',
+  'partner_id',
+  'service_provider_id',
+  'service_provider_department_id',
+  'manufacturer_id',
+  'product_type_id',
+  'service_type_id',
+  'service_location_id',
+  'shipping_method_id',
+  'country',
+  'current_status',
+  'order_data',
+  'product_data',
+  'spare_parts',
+  'freight_trackings',
+  'manufacturer',
+  'product_type',
+  'service_type',
+  'service_location',
+  'shipping_method',
+  'service_partner',
+  'service_provider',
+  'service_provider_department',
+  'created_at',
+  'updated_at',
+] as const;
+
+type CaseOutRow = Pick<CaseRow, (typeof CASE_OUT_COLUMNS)[number]>;
+
 export interface ContactRow {
   id: number;
   case_id: number;
@@ -128,7 +163,7 @@ export function statusOut(row: StatusRow, guid: string): CaseStatusOut {
 const party = (value: Named | null) => (value ? { id: value.id, name: value.name } : null);
 
 export function caseOut(
-  row: CaseRow,
+  row: CaseOutRow,
   contacts: ContactRow[],
   statuses: StatusRow[],
   tags: Array<{ id: number; name: string }>,
@@ -182,40 +217,39 @@ export function withDates<T>(row: Record<string, unknown>, columns: string[]): T
   return dated as T;
 }
 
-/** Full cases for the given guids, in id order; unknown guids are left out. */
-export async function loadCases(knex: Knex, guids: string[]): Promise<CaseOut[]> {
-  if (guids.length === 0) return [];
-  return casesWhere(knex, 'c.guid', guids);
-}
-
-/** Full cases for the given ids, or the ids a query selects, in id order; unknown ids are left out. */
-export async function loadCasesById(knex: Knex, ids: number[] | Knex.QueryBuilder): Promise<CaseOut[]> {
-  if (Array.isArray(ids) && ids.length === 0) return [];
-  return casesWhere(knex, 'c.id', ids);
-}
-
 /**
  * Each case with its contacts, statuses and tags in one statement whatever their number: a read
  * is a round trip to the database for each statement, which costs more than these lookups do.
  */
-async function casesWhere(
-  knex: Knex,
-  column: 'c.id' | 'c.guid',
-  values: readonly unknown[] | Knex.QueryBuilder,
-): Promise<CaseOut[]> {
-  const rows = (await knex('booking.cases as c')
-    .whereIn(column, values as Knex.QueryBuilder)
-    .orderBy('c.id')
-    .select(
-      'c.*',
-      knex.raw(`(select coalesce(json_agg(cc order by cc.id), '[]') from booking.case_contacts cc
-        where cc.case_id = c.id) as loaded_contacts`),
-      knex.raw(`(select coalesce(json_agg(cs order by cs.id), '[]') from booking.case_statuses cs
-        where cs.case_id = c.id) as loaded_statuses`),
-      knex.raw(`(select coalesce(json_agg(json_build_object('id', t.id, 'name', t.name) order by t.name), '[]')
-        from booking.case_tags ct join booking.tags t on t.id = ct.tag_id where ct.case_id = c.id) as loaded_tags`),
-    )) as Array<
-    CaseRow & {
+const CASES_READ_WHOLE = `select ${CASE_OUT_COLUMNS.map((column) => `c.${column}`).join(', ')},
+  (select coalesce(json_agg(cc order by cc.id), '[]') from booking.case_contacts cc where cc.case_id = c.id) as loaded_contacts,
+  (select coalesce(json_agg(cs order by cs.id), '[]') from booking.case_statuses cs where cs.case_id = c.id) as loaded_statuses,
+  (select coalesce(json_agg(json_build_object('id', t.id, 'name', t.name) order by t.name), '[]')
+     from booking.case_tags ct join booking.tags t on t.id = ct.tag_id where ct.case_id = c.id) as loaded_tags
+  from booking.cases c`;
+
+/** Full cases for the given guids, in id order; unknown guids are left out. */
+export async function loadCases(knex: Knex, guids: string[]): Promise<CaseOut[]> {
+  if (guids.length === 0) return [];
+  return runCaseRead(knex.raw(`${CASES_READ_WHOLE} where c.guid = any(?::uuid[]) order by c.id`, [guids]), 'guids');
+}
+
+/** Full cases for the given ids, or the ids a query selects, in id order; unknown ids are left out. */
+export async function loadCasesById(knex: Knex, ids: number[] | Knex.QueryBuilder): Promise<CaseOut[]> {
+  if (!Array.isArray(ids)) return runCaseRead(knex.raw(`${CASES_READ_WHOLE} where c.id in ? order by c.id`, [ids]));
+  if (ids.length === 0) return [];
+  return runCaseRead(knex.raw(`${CASES_READ_WHOLE} where c.id = any(?::bigint[]) order by c.id`, [ids]), 'ids');
+}
+
+/**
+ * Runs a read of whole cases. Reads by a list of guids or ids keep one text whatever the list's
+ * length, so each connection parses and plans them once, under `preparedAs`: on the server that
+ * was a quarter to a third of the CPU a read of a page of cases took (bench/RESULTS.md).
+ */
+async function runCaseRead(read: Knex.Raw, preparedAs?: 'guids' | 'ids'): Promise<CaseOut[]> {
+  if (preparedAs) read.options({ name: `booking-cases-by-${preparedAs}` });
+  const rows = (await read).rows as Array<
+    CaseOutRow & {
       loaded_contacts: Record<string, unknown>[];
       loaded_statuses: Record<string, unknown>[];
       loaded_tags: Array<{ id: number; name: string }>;
