@@ -13,7 +13,7 @@ import {
   type StatusRules,
   UUID_PATTERN,
 } from '@hub/shared';
-import type { CaseRow } from './case-shape';
+import { type CaseOut, type CaseRow, loadCases } from './case-shape';
 
 /** A case row with the lifecycle columns of the intake and finish. */
 export type LifecycleRow = CaseRow & {
@@ -33,6 +33,12 @@ export async function statusRulesFor(ctx: Context, caller: Caller): Promise<Stat
     partnerIds: [caller.partnerId],
   });
   return rules[caller.partnerId];
+}
+
+/** The whole case, for a read that changes nothing: one statement where a row and then the case were two. */
+export async function visibleCase(knex: Knex, caller: Caller, guid: string): Promise<CaseOut> {
+  const [found] = UUID_PATTERN.test(guid) ? await loadCases(knex, [guid.toLowerCase()]) : [];
+  return assertCanSeeCase(caller, found);
 }
 
 /** The case row, read with `forUpdate` inside a transaction that changes it. */

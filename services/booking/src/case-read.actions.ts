@@ -1,8 +1,7 @@
 /** Reading cases: one case with its request log, and the search over the caller's cases. */
 import type { Context, ServiceActionsSchema } from 'moleculer';
 import { ACCESS, type CallerMeta, callerOf, caseForPartner, type ParamsOf } from '@hub/shared';
-import { caseRowFor, GUID_PARAM, statusRulesFor } from './case-access';
-import { loadCases } from './case-shape';
+import { GUID_PARAM, statusRulesFor, visibleCase } from './case-access';
 import { SEARCH_PARAMS, searchCases, type SearchParams } from './case-search';
 import { externalRequestOut, type ExternalRequestRow } from './requests.store';
 import type { BookingThis } from './booking.types';
@@ -23,13 +22,12 @@ export const caseReadActions: ServiceActionsSchema = {
     async handler(this: BookingThis, ctx: Context<ReadCaseParams, CallerMeta>) {
       const caller = callerOf(ctx);
       const rules = await statusRulesFor(ctx, caller);
-      const row = await caseRowFor(this.db.knex, caller, ctx.params.guid);
-      const [found] = await loadCases(this.db.knex, [row.guid]);
+      const found = await visibleCase(this.db.knex, caller, ctx.params.guid);
       const shown: Record<string, unknown> = caseForPartner(found, rules) as unknown as Record<string, unknown>;
       if (ctx.params.includeRequests) {
         const requests = (await this.db
           .knex('booking.external_requests')
-          .where({ case_id: row.id })
+          .where({ case_id: found.id })
           .orderBy('id')) as ExternalRequestRow[];
         shown.externalRequests = requests.map(externalRequestOut);
       }
