@@ -13,6 +13,7 @@ import {
   idempotencyKeysRetention,
   inTransaction,
   PerWorld,
+  PerWorldByKey,
   OlderPathsMixin,
   OutboxMixin,
   relayedEventsRetention,
@@ -20,6 +21,7 @@ import {
   type World,
   WorldCacheMixin,
 } from '@hub/shared';
+import { askStatusRules } from './case-access';
 import { caseActions } from './cases.actions';
 import { loadFirstStatuses } from './cases.store';
 import { requestActions } from './requests.actions';
@@ -118,12 +120,15 @@ const BookingService: ServiceSchema<ServiceSettingSchema, BookingThis> = {
     // Every instance reads the status keys again after a load anywhere in the cluster.
     'world.changed'(this: BookingThis) {
       this.firstStatuses.forget();
+      this.statusRules.forget();
     },
   },
 
-  // Only a world load changes the status keys; a booking would otherwise read them each time.
+  // Only a world load changes the status keys and the partners' status rules; a booking would
+  // otherwise read the keys each time, and every partner's read and search ask for the rules.
   created(this: BookingThis) {
     this.firstStatuses = new PerWorld(() => loadFirstStatuses(this.db.knex));
+    this.statusRules = new PerWorldByKey((partnerId: number) => askStatusRules(this.broker, partnerId));
   },
 };
 

@@ -1,15 +1,16 @@
 /**
  * Finding a case for a caller (a case it may not see is a 404, like a missing one) and the
- * status rules its answer is rendered with. Status rules are reference data of the catalog and
- * are asked before any transaction opens (embedded mode shares one database connection).
+ * status rules its answer is rendered with. Status rules are reference data of the catalog, asked
+ * once per world and before any transaction opens (embedded mode shares one database connection).
  */
 import type { Knex } from 'knex';
-import type { Context } from 'moleculer';
+import type { ServiceBroker } from 'moleculer';
 import {
   assertCanSeeCase,
   type Caller,
   ConflictError,
   NotFoundError,
+  type PerWorldByKey,
   type StatusRules,
   UUID_PATTERN,
 } from '@hub/shared';
@@ -27,12 +28,20 @@ export type LifecycleRow = CaseRow & {
 export const GUID_PARAM = { type: 'string', min: 1, max: 64 } as const;
 
 /** A partner's status mapping and blacklist; null for other callers, who see provider keys. */
-export async function statusRulesFor(ctx: Context, caller: Caller): Promise<StatusRules | null> {
+export async function statusRulesFor(
+  kept: PerWorldByKey<number, StatusRules>,
+  caller: Caller,
+): Promise<StatusRules | null> {
   if (caller.role !== 'partner' || caller.partnerId === null) return null;
-  const rules = await ctx.call<Record<number, StatusRules>, { partnerIds: number[] }>('catalog.statusRules', {
-    partnerIds: [caller.partnerId],
+  return kept.get(caller.partnerId);
+}
+
+/** The catalog's status rules of one partner, as the booking service keeps them per world. */
+export async function askStatusRules(broker: ServiceBroker, partnerId: number): Promise<StatusRules> {
+  const rules = await broker.call<Record<number, StatusRules>, { partnerIds: number[] }>('catalog.statusRules', {
+    partnerIds: [partnerId],
   });
-  return rules[caller.partnerId];
+  return rules[partnerId];
 }
 
 /** The whole case, for a read that changes nothing: one statement where a row and then the case were two. */

@@ -21,7 +21,7 @@ export const caseReadActions: ServiceActionsSchema = {
     params: READ_CASE_PARAMS,
     async handler(this: BookingThis, ctx: Context<ReadCaseParams, CallerMeta>) {
       const caller = callerOf(ctx);
-      const rules = await statusRulesFor(ctx, caller);
+      const rules = await statusRulesFor(this.statusRules, caller);
       const found = await visibleCase(this.db.knex, caller, ctx.params.guid);
       const shown: Record<string, unknown> = caseForPartner(found, rules) as unknown as Record<string, unknown>;
       if (ctx.params.includeRequests) {
@@ -46,7 +46,7 @@ export const caseReadActions: ServiceActionsSchema = {
     params: SEARCH_PARAMS,
     async handler(this: BookingThis, ctx: Context<SearchParams, CallerMeta>) {
       const caller = callerOf(ctx);
-      const rules = await statusRulesFor(ctx, caller);
+      const rules = await statusRulesFor(this.statusRules, caller);
       return searchCases(this.db.knex, caller, ctx.params, rules);
     },
   },

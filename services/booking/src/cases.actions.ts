@@ -214,7 +214,7 @@ export const caseActions: ServiceActionsSchema = {
     params: GUIDS_PARAMS,
     async handler(this: BookingThis, ctx: Context<GuidsParams, CallerMeta>) {
       const caller = ctx.meta.caller;
-      const rules = caller ? await statusRulesFor(ctx, caller) : null;
+      const rules = caller ? await statusRulesFor(this.statusRules, caller) : null;
       const cases = await loadCases(this.db.knex, knownShape(ctx.params.guids));
       return cases.map((found) => caseForPartner(found, rules));
     },

@@ -89,7 +89,7 @@ export const historyActions: ServiceActionsSchema = {
     },
     async handler(this: BookingThis, ctx: Context<CaseHistoryParams, CallerMeta>) {
       const caller = callerOf(ctx);
-      const rules = await statusRulesFor(ctx, caller);
+      const rules = await statusRulesFor(this.statusRules, caller);
       const row = await caseRowFor(this.db.knex, caller, ctx.params.guid);
       const entries = await readHistory(this.db.knex, row);
       return { data: caller.role === 'partner' ? historyForPartner(entries, rules) : entries };

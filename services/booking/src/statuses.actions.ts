@@ -160,7 +160,7 @@ export const statusActions: ServiceActionsSchema = {
     params: { guid: GUID_PARAM },
     async handler(this: BookingThis, ctx: Context<{ guid: string }, CallerMeta>) {
       const caller = callerOf(ctx);
-      const rules = await statusRulesFor(ctx, caller);
+      const rules = await statusRulesFor(this.statusRules, caller);
       const row = await caseRowFor(this.db.knex, caller, ctx.params.guid);
       const chosen = (row.order_data.notifications ?? {}) as CaseNotificationsIn;
       // The case's orderData.notifications says, per key, whether it goes out by sms and email;
