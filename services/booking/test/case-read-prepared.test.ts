@@ -30,7 +30,7 @@ const searchByRef = () =>
 it('prepares the reads by guids and by ids once on the connection', async () => {
   expect((await readCase()).status).toBe(200);
   const found = await searchByRef();
-  expect(found.body.data.map((found: { guid: string }) => found.guid)).toEqual([guid]);
+  expect(found.body.data.map((match: { guid: string }) => match.guid)).toEqual([guid]);
   // The embedded database has one connection, so this is the session that read the cases.
   const { rows } = await knex.raw(`select name from pg_prepared_statements where name like 'booking-cases-by-%'`);
   expect(rows.map((row: { name: string }) => row.name).sort()).toEqual([
