@@ -109,7 +109,7 @@ export function toRecord(row: ProposalRow): CostProposalOut {
     timeStamp: row.time_stamp,
     isActive: row.is_active,
     reaction: row.reaction,
-    reactionDate: row.reaction_date ? row.reaction_date.toISOString() : null,
+    reactionDate: row.reaction_date ? asTimeStamp(row.reaction_date) : null,
     reactionName: row.reaction_name,
     comment: row.comment,
     dateValidUntil: row.date_valid_until,
@@ -118,6 +118,14 @@ export function toRecord(row: ProposalRow): CostProposalOut {
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
+}
+
+/**
+ * A moment in the record's `YYYY-MM-DD HH:mm:ss.SSS` form, in UTC: the product's v3 pages show
+ * `reactionDate` as they show `timeStamp`, where v1 showed `dateAccepted` in ISO 8601.
+ */
+function asTimeStamp(moment: Date): string {
+  return moment.toISOString().slice(0, 23).replace('T', ' ');
 }
 
 export function toV1Record(row: ProposalRow): CostProposalV1Out {

@@ -31,7 +31,10 @@ const COST_PROPOSAL: JsonSchema = {
     timeStamp: { ...TEXT_OR_NULL, description: 'When the provider made it, `YYYY-MM-DD HH:mm:ss.SSS`' },
     isActive: { type: 'boolean', description: 'Whether it may be approved' },
     reaction: { enum: ['approved', 'rejected', null] },
-    reactionDate: { type: ['string', 'null'], format: 'date-time' },
+    reactionDate: {
+      ...TEXT_OR_NULL,
+      description: 'When it was approved or rejected, `YYYY-MM-DD HH:mm:ss.SSS` in UTC',
+    },
     reactionName: { ...TEXT_OR_NULL, description: 'Who reacted' },
     comment: TEXT_OR_NULL,
     dateValidUntil: DATE_VALID_UNTIL,
@@ -65,7 +68,7 @@ const EXAMPLE = {
 export const COST_PROPOSALS: JsonSchema = { ...arrayOf(COST_PROPOSAL, 'Oldest first'), examples: [[EXAMPLE]] };
 export const ONE_COST_PROPOSAL: JsonSchema = {
   ...COST_PROPOSAL,
-  examples: [{ ...EXAMPLE, reaction: 'approved', reactionDate: '2026-11-02T12:03:11.500Z', reactionName: 'Kari' }],
+  examples: [{ ...EXAMPLE, reaction: 'approved', reactionDate: '2026-11-02 12:03:11.500', reactionName: 'Kari' }],
 };
 export const DELETED_COST_PROPOSAL: JsonSchema = { ...COST_PROPOSAL, examples: [EXAMPLE] };
 export const SAVED_COST_PROPOSALS: JsonSchema = {

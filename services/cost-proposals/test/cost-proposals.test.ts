@@ -154,7 +154,9 @@ describe('state table', () => {
       comment: 'Go ahead',
       isActive: true,
     });
-    expect(Date.parse(approved.reactionDate)).toBeGreaterThanOrEqual(before - 1000);
+    // The documented `YYYY-MM-DD HH:mm:ss.SSS`, in UTC.
+    expect(approved.reactionDate).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3}$/);
+    expect(Date.parse(`${approved.reactionDate.replace(' ', 'T')}Z`)).toBeGreaterThanOrEqual(before - 1000);
     expect((await list(kase))[0]).toEqual(approved);
   });
 
@@ -319,7 +321,7 @@ describe('state table', () => {
     expect(imported.data[0]).toMatchObject({
       reaction: 'approved',
       reactionName: 'Phone call',
-      reactionDate: '2024-05-02T08:00:00.000Z',
+      reactionDate: '2024-05-02 08:00:00.000',
     });
     expect((await list(kase))[0].reaction).toBeNull();
     const inactive = await post(kase, [{ name: 'Scrap', isActive: false, reaction: 'approved' }], 400);
@@ -360,7 +362,7 @@ describe('v1 forms', () => {
       currency: 'NOK',
       dateValidUntil: '2024-06-01',
       isActive: true,
-      dateAccepted: approved.reactionDate,
+      dateAccepted: new Date(`${approved.reactionDate.replace(' ', 'T')}Z`).toISOString(),
       approverName: 'Kari',
       details: data[0].details,
       createdAt: data[0].createdAt,
@@ -442,7 +444,7 @@ describe('v1 forms', () => {
     expect(repairV3).toMatchObject({
       reaction: 'approved',
       reactionName: 'Kari',
-      reactionDate: '2024-05-02T08:00:00.000Z',
+      reactionDate: '2024-05-02 08:00:00.000',
     });
 
     const partner = await hub.request('POST', '/api/v1/cost-proposals', {

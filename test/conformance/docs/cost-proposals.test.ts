@@ -94,6 +94,8 @@ describe('POST /api/v3/cost-proposals/feedback', () => {
       },
     );
     expect(res.body).toMatchObject({ reaction: 'approved', reactionName: 'John Smith' });
+    // As the page's record shows it: `2019-03-28 00:00:00.000`.
+    expect(res.body.reactionDate).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3}$/);
   });
 });
 
