@@ -80,7 +80,10 @@ function bindingOf(kind: Kind, value: unknown): Scalar | undefined {
     case 'boolean':
       return typeof value === 'boolean' ? value : undefined;
     case 'date':
-      return typeof value === 'string' && isCalendarDay(value) ? value : undefined;
+      // A day, or a Date as invoices answer it: its day counts, as a saved dueDate's does.
+      return typeof value === 'string' && isCalendarDay(value.slice(0, 10)) && (value.length === 10 || parseInstant(value))
+        ? value.slice(0, 10)
+        : undefined;
     case 'timestamp':
       return typeof value === 'string' ? instantOf(value) : undefined;
   }

@@ -101,8 +101,9 @@ export function invoiceFields(row: InvoiceRow): InvoiceFields {
     isActive: row.is_active,
     isSent: row.is_sent,
     isPaid: row.is_paid,
-    // Read through to_jsonb the date is already `YYYY-MM-DD` text.
-    dueDate: row.due_date,
+    // Read through to_jsonb the date is `YYYY-MM-DD` text; answered as the product's pages show
+    // it, a Date (ISO 8601, UTC) at the start of the day.
+    dueDate: row.due_date === null ? null : `${row.due_date}T00:00:00.000Z`,
     status: row.status,
     details: row.details,
     createdAt: isoOf(row.created_at),

@@ -51,7 +51,7 @@ const INVOICE_FIELDS: Record<string, JsonSchema> = {
   isActive: { type: 'boolean' },
   isSent: { type: 'boolean' },
   isPaid: { type: 'boolean' },
-  dueDate: { ...TEXT_OR_NULL, format: 'date' },
+  dueDate: { ...TEXT_OR_NULL, format: 'date-time', description: 'The due day, at 00:00 UTC' },
   status: TEXT_OR_NULL,
   details: arrayOf(INVOICE_DETAIL),
   createdAt: TIMESTAMP,
@@ -79,7 +79,7 @@ const EXAMPLE = {
   isActive: true,
   isSent: false,
   isPaid: false,
-  dueDate: '2026-12-02',
+  dueDate: '2026-12-02T00:00:00.000Z',
   status: 'ready',
   details: [
     {

@@ -113,7 +113,8 @@ export function invoicingSuite(infra: boolean): void {
       expect(invoice.isActive).toBe(true);
       expect(invoice.isSent).toBe(true);
       expect(invoice.isPaid).toBe(false);
-      expect(invoice.dueDate).toBe('2026-12-31');
+      // Saved as a day, answered as the product shows a Date: the day at 00:00 UTC.
+      expect(invoice.dueDate).toBe('2026-12-31T00:00:00.000Z');
       expect(invoice.status).toBe('draft');
       expect(invoice.details).toEqual([line]);
       expect(invoice.linkedInvoice).toBeNull();
@@ -486,6 +487,8 @@ export function invoicingSuite(infra: boolean): void {
       expect(await found({ priceNet: { $gte: 200, $lt: 400 } })).toEqual(['F-2', 'F-3']);
       expect(await found({ currency: { $in: ['NOK', 'EUR'] } })).toEqual(['F-1', 'F-3', 'F-4']);
       expect(await found({ dueDate: { $lte: '2026-02-10' } })).toEqual(['F-1', 'F-2']);
+      // The Date an answer shows finds its invoice again.
+      expect(await found({ dueDate: { $lte: '2026-02-10T00:00:00.000Z' } })).toEqual(['F-1', 'F-2']);
       expect(await found({ details: { name: 'Battery' } })).toEqual(['F-4']);
       expect(await found({ details: { name: 'Display replacement', vatRate: 25 } })).toEqual(['F-1']);
       expect(await found({ isSent: true })).toEqual(['F-3']);
