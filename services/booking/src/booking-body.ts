@@ -14,6 +14,7 @@ import {
   FIELD_MESSAGES,
   type FieldDetails,
   integerTextReader,
+  isCalendarDay,
   ORIGINATOR_TYPES,
   parseInstant,
   withHubDefaults,
@@ -108,7 +109,11 @@ const id = { type: 'number', integer: true, positive: true };
 const optional = (rule: Record<string, unknown>) => ({ ...rule, optional: true, nullable: true });
 const text = (max: number) => optional({ type: 'string', max });
 const idOrName = { type: 'multi', rules: [id, { type: 'string', min: 1, max: 255 }] };
-/** A day that exists, with or without a time. */
+/**
+ * A day that exists, with or without a time. A time is kept in UTC ("Every date will be converted
+ * to UTC", the product's Data types page): `2012-04-23T20:25:43.511+02:00` is stored and answered
+ * as `2012-04-23T18:25:43.511Z`; a day alone stays a day.
+ */
 const date = optional({
   type: 'string',
   max: 64,
@@ -116,8 +121,10 @@ const date = optional({
   jsonSchema: { format: 'date', description: 'A day (YYYY-MM-DD); a time (ISO 8601) may follow' },
   // Called for an absent value too.
   custom: (value: unknown, errors: Array<Record<string, unknown>>) => {
-    if (typeof value === 'string' && parseInstant(value) === null) errors.push({ type: 'date', actual: value });
-    return value;
+    if (typeof value !== 'string') return value;
+    const instant = parseInstant(value);
+    if (instant === null) errors.push({ type: 'date', actual: value });
+    return instant === null || isCalendarDay(value.trim()) ? value : instant.toISOString();
   },
 });
 
@@ -216,7 +223,8 @@ export const BOOKING_BODY_SCHEMA = {
     props: {
       model: text(255),
       serial: text(255),
-      imei: optional({ type: 'string', pattern: /^\d{15}$/ }),
+      // "Product's IMEI (20 chars)": an IMEISV's 16 digits and a grouped form fit too.
+      imei: text(20),
       password: text(255),
       noPassword: optional({ type: 'boolean' }),
       problemText: text(5000),

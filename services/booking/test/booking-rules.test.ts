@@ -270,7 +270,7 @@ describe('body shape', () => {
   it('names every structural failure with the spec messages', () => {
     const { details } = checkBookingShape({
       originatorType: 'shop',
-      productData: { imei: '12' },
+      productData: { imei: '35-209900-176148-1-234' },
       customer: { email: 'no' },
     });
     expect(details).toMatchObject({
@@ -282,7 +282,7 @@ describe('body shape', () => {
       clientPostalCode: [required],
       originatorType: [notAnOption],
       bookingType: [required],
-      'productData.imei': [wrongFormat],
+      'productData.imei': ['Must be at most 20 characters'],
       'customer.email': [wrongFormat],
       'customer.type': [required],
     });

@@ -130,7 +130,10 @@ describe('POST /api/v3/case/update', () => {
         { productData: { serial: 'S', password: '1', volume: { width: 10 } } },
         { 'productData.volume': ['Wrong format'] },
       ],
-      [{ productData: { serial: 'S', password: '1', imei: '12' } }, { 'productData.imei': ['Wrong format'] }],
+      [
+        { productData: { serial: 'S', password: '1', imei: '35-209900-176148-1-234' } },
+        { 'productData.imei': ['Must be at most 20 characters'] },
+      ],
       [{ tags: [1, 999] }, { 'tags[1]': ['Value is not present in possible options'] }],
     ];
     for (const [change, details] of cases) {

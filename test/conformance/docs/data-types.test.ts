@@ -1,8 +1,8 @@
 /**
  * The documentation's "Data types and structures" page: the types a case's answers are made of
- * (ContactData, FileType), checked on what the hub answers for a booked case.
+ * (Date, ContactData, ProductData, FileType), checked on what the hub answers for a booked case.
  */
-import { bookCase } from '../../support/cases';
+import { bookCase, caseBody } from '../../support/cases';
 import { DEMO_TOKENS, type TestHub } from '../../support/hub';
 import { CONTACT_DATA, expectShape, startDocsHub } from './documented';
 
@@ -15,6 +15,45 @@ beforeAll(async () => {
 afterAll(() => hub?.stop());
 
 const partner = DEMO_TOKENS.elkjop;
+
+describe('Date', () => {
+  it('converts a date with a time to UTC ("Every date will be converted to UTC"), on booking and update', async () => {
+    const booked = await bookCase(hub, partner, { productData: { purchaseDate: '2012-04-23T20:25:43.511+02:00' } });
+    const read = async () =>
+      (await hub.request('GET', `/api/v3/case?guid=${booked}`, { token: partner })).body.productData.purchaseDate;
+    expect(await read()).toBe('2012-04-23T18:25:43.511Z');
+    const appended = await hub.request('POST', '/api/v3/case/append', {
+      token: partner,
+      body: { guid: booked, productData: { purchaseDate: '2012-04-23T00:30:00-01:00' } },
+    });
+    expect(appended.status).toBe(200);
+    expect(await read()).toBe('2012-04-23T01:30:00.000Z');
+    // A day alone stays the day it names.
+    await hub.request('POST', '/api/v3/case/append', {
+      token: partner,
+      body: { guid: booked, productData: { purchaseDate: '2017-04-01' } },
+    });
+    expect(await read()).toBe('2017-04-01');
+  });
+});
+
+describe('ProductData', () => {
+  it("takes an imei as the documented String of up to 20 characters and refuses a longer one", async () => {
+    for (const imei of ['356938035643809', '3569380356438091', '35-209900-176148-1']) {
+      const res = await hub.request('POST', '/api/v3/case/validate', {
+        token: partner,
+        body: caseBody(partner, { productData: { imei } }),
+      });
+      expect({ imei, status: res.status }).toEqual({ imei, status: 200 });
+    }
+    const long = await hub.request('POST', '/api/v3/case/validate', {
+      token: partner,
+      body: caseBody(partner, { productData: { imei: '35-209900-176148-1-234' } }),
+    });
+    expect(long.status).toBe(400);
+    expect(long.body.error.details).toEqual({ 'productData.imei': ['Must be at most 20 characters'] });
+  });
+});
 
 describe('ContactData', () => {
   it('answers every documented contact field', async () => {
