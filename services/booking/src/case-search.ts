@@ -169,7 +169,7 @@ async function tagReadingOf(knex: Knex, caller: Caller, filters: unknown, probed
   const rows = (await knex.raw(
     `select q.name, array_agg(t.id) as ids,
             (select count(*) from (select from booking.case_tags ct where ct.tag_id = any(array_agg(t.id)) ${inScope} limit ?) e) as entries
-       from unnest(?::text[]) as q(name) join booking.tags t on lower(t.name) = lower(q.name)
+       from unnest(?::text[]) as q(name) join booking.tags t on t.name = q.name
       group by q.name`,
     [...(scope ? [scope.id] : []), probedUpTo + 1, names],
   )) as { rows: Array<{ name: string; ids: number[]; entries: number | string }> };

@@ -30,7 +30,7 @@ const PARTNER: Caller = { ...PROVIDER, role: 'partner', partnerId: 1, providerId
 const ADMIN: Caller = { ...PROVIDER, role: 'admin', providerId: null };
 
 const STATUSES = ['registered', 'repaired', 'shipped'];
-// `vip` and `VIP` are two tags of one name (names match in any case), which a case may both carry.
+// `vip` and `VIP` are two tags (names are case-sensitive, as the product documents), which a case may both carry.
 const TAGS = ['warranty', 'urgent', 'vip', 'VIP'];
 // Store values as a string, a number, a boolean, an object and null: `->>` reads each as text.
 const STORES = ['S1', 'S2', '12', 12, true, 'true', { nested: 'S1' }, null];
@@ -213,7 +213,7 @@ export function caseSearchSuite(infra: boolean): void {
             tagged
               .from('booking.case_tags as ct')
               .join('booking.tags as t', 't.id', 'ct.tag_id')
-              .whereRaw('ct.case_id = c.id and lower(t.name) = lower(?)', [name]);
+              .whereRaw('ct.case_id = c.id and t.name = ?', [name]);
           });
       if (field === 'commonSearch') {
         const pattern = `%${String(value).replace(/[\\%_]/g, (char) => `\\${char}`)}%`;

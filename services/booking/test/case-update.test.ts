@@ -246,12 +246,18 @@ describe('POST /api/v3/case/append', () => {
     });
     const found = await hub.request('POST', '/api/v3/search-cases', {
       token: DEMO_TOKENS.elkjop,
-      body: { filters: { tags: ['vip', 'WARRANTY CHECK'] } },
+      body: { filters: { tags: ['VIP', 'Warranty check'] } },
     });
     expect(found.body.data.map((entry: { guid: string }) => entry.guid)).toEqual([guid]);
+    // "Names are case-sensitive" (the product's Working with cases page).
+    const otherCase = await hub.request('POST', '/api/v3/search-cases', {
+      token: DEMO_TOKENS.elkjop,
+      body: { filters: { tags: ['vip', 'Warranty check'] } },
+    });
+    expect(otherCase.body.data).toEqual([]);
     const notAll = await hub.request('POST', '/api/v3/search-cases', {
       token: DEMO_TOKENS.elkjop,
-      body: { filters: { tags: ['vip', 'urgent'] } },
+      body: { filters: { tags: ['VIP', 'urgent'] } },
     });
     expect(notAll.body.data).toEqual([]);
   });
