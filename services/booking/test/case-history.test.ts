@@ -69,7 +69,12 @@ describe('GET /api/v3/case/history', () => {
       orderData: { providerOrderReference: 'WO-7', providerSpecific: { nrc: { bench: 5 } } },
     });
     // Refused, so nothing changed and nothing is recorded.
-    await post('case/append', DEMO_TOKENS.elkjop, { guid, productData: { imei: 'an IMEI longer than twenty characters' } }, 400);
+    await post(
+      'case/append',
+      DEMO_TOKENS.elkjop,
+      { guid, productData: { imei: 'an IMEI longer than twenty characters' } },
+      400,
+    );
     // Sending what is already stored changes nothing.
     await post('case/append', DEMO_TOKENS.elkjop, { guid, orderData: { refNo: 'REF-2' } });
     await post('case/files', DEMO_TOKENS.nrc, { guid, files: [file] });

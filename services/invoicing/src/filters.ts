@@ -81,9 +81,8 @@ function bindingOf(kind: Kind, value: unknown): Scalar | undefined {
       return typeof value === 'boolean' ? value : undefined;
     case 'date':
       // A day, or a Date as invoices answer it: its day counts, as a saved dueDate's does.
-      return typeof value === 'string' && isCalendarDay(value.slice(0, 10)) && (value.length === 10 || parseInstant(value))
-        ? value.slice(0, 10)
-        : undefined;
+      if (typeof value !== 'string' || !isCalendarDay(value.slice(0, 10))) return undefined;
+      return value.length === 10 || parseInstant(value) ? value.slice(0, 10) : undefined;
     case 'timestamp':
       return typeof value === 'string' ? instantOf(value) : undefined;
   }

@@ -38,7 +38,7 @@ describe('Date', () => {
 });
 
 describe('ProductData', () => {
-  it("takes an imei as the documented String of up to 20 characters and refuses a longer one", async () => {
+  it('takes an imei as the documented String of up to 20 characters and refuses a longer one', async () => {
     for (const imei of ['356938035643809', '3569380356438091', '35-209900-176148-1']) {
       const res = await hub.request('POST', '/api/v3/case/validate', {
         token: partner,
