@@ -22,6 +22,7 @@ import {
   WorldCacheMixin,
 } from '@hub/shared';
 import { askStatusRules } from './case-access';
+import type { LookupNames } from './case-search';
 import { caseActions } from './cases.actions';
 import { loadFirstStatuses } from './cases.store';
 import { requestActions } from './requests.actions';
@@ -121,14 +122,17 @@ const BookingService: ServiceSchema<ServiceSettingSchema, BookingThis> = {
     'world.changed'(this: BookingThis) {
       this.firstStatuses.forget();
       this.statusRules.forget();
+      this.lookupNames.forget();
     },
   },
 
-  // Only a world load changes the status keys and the partners' status rules; a booking would
-  // otherwise read the keys each time, and every partner's read and search ask for the rules.
+  // Only a world load changes the status keys, the partners' status rules and the lookups' names;
+  // a booking would otherwise read the keys each time, and every partner's read and search ask
+  // for the rules.
   created(this: BookingThis) {
     this.firstStatuses = new PerWorld(() => loadFirstStatuses(this.db.knex));
     this.statusRules = new PerWorldByKey((partnerId: number) => askStatusRules(this.broker, partnerId));
+    this.lookupNames = new PerWorld(() => this.broker.call<LookupNames>('catalog.lookupNames'));
   },
 };
 

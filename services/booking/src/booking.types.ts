@@ -1,5 +1,6 @@
 /** The booking service's `this`. */
 import type { OutboxDbService, PerWorld, PerWorldByKey, StatusRules } from '@hub/shared';
+import type { LookupNames } from './case-search';
 import type { FirstStatuses } from './cases.store';
 
 export type BookingThis = OutboxDbService & {
@@ -7,4 +8,6 @@ export type BookingThis = OutboxDbService & {
   firstStatuses: PerWorld<FirstStatuses>;
   /** Each partner's status mapping and blacklist, asked of the catalog once per world. */
   statusRules: PerWorldByKey<number, StatusRules>;
+  /** The lookups' names a commonSearch reads, asked of the catalog once per world. */
+  lookupNames: PerWorld<LookupNames>;
 };

@@ -7,8 +7,8 @@
  * Forms: `{ field: value }` (equality; a list means any of them), `{ field: { $lt, $gt } }`,
  * `productData.<key>` / `orderData.<key>` at any depth (compared as text), written dotted
  * (`"orderData.partnerSpecific.acme.ref"`) or nested as the product documents it
- * (`{ orderData: { partnerSpecific: { acme: { ref } } } }`), `commonSearch` (case-insensitive
- * substring of the guid, orderData, productData and contacts) and `tags` (names, all must match).
+ * (`{ orderData: { partnerSpecific: { acme: { ref } } } }`), `commonSearch` (a case-insensitive
+ * substring of a value the product lists: see commonSearchSql) and `tags` (names, all must match).
  */
 import {
   allOf,
@@ -194,17 +194,60 @@ function taggedIdsOf(names: string[], reading: TagReading): SqlFragment {
  */
 export type SearchPieces = Partial<Record<'contacts' | 'orderData' | 'productData', string[]>>;
 
+/** The manufacturers, product types and service types whose names hold a commonSearch text. */
+export interface NamedMatches {
+  manufacturers: number[];
+  productTypes: number[];
+  serviceTypes: number[];
+}
+
+/** How a commonSearch text is found: the pieces each text's index is searched by, and the lookups it names. */
+export interface CommonSearchReading {
+  pieces?: SearchPieces;
+  named?: NamedMatches;
+}
+
 /**
- * The cases whose guid, orderData, productData or a contact holds the text, as a set of ids found
- * through the trigram index of each text (one OR over the case's texts and its contacts' would
- * read every case in the caller's scope). For a partner, an orderData match must also hold without
- * the provider's private key. Each text's candidates are found and rechecked on their own: one
- * scan over the three indexes rechecks every candidate against all three texts, so an order
- * number's candidates each had their productData converted and matched too. A text searched by
- * pieces finds candidates that are then checked for the whole text: materialized, so the planner
- * cannot hand the whole text to the index as well.
+ * What commonSearch reads, as the product's Working with cases page lists it: the values of
+ * orderData and productData but those keys, and these contact fields. The case's guid is read
+ * too (see docs/compatibility.md).
  */
-function commonSearchSql(text: string, forPartner: boolean, pieces: SearchPieces): SqlFragment {
+const UNSEARCHED_ORDER_DATA = ['files', 'consents', 'webhooks'];
+const UNSEARCHED_PRODUCT_DATA = ['problemText', 'accessory', 'purchaseDate', 'otherAccessory', 'password'];
+const SEARCHED_CONTACT_FIELDS = [
+  'firstName',
+  'lastName',
+  'organizationName',
+  'organizationNumber',
+  'postalCode',
+  'city',
+  'phone',
+  'mobile',
+  'email',
+];
+
+/** A constant list of keys as an SQL array; the keys are this file's own. */
+const keysSql = (keys: string[]) => `array[${keys.map((key) => `'${key}'`).join(', ')}]`;
+
+/** Whether a value of the document at any depth (a string, a number or a boolean, as text) matches `?`. */
+function valueMatches(document: string): string {
+  return `exists (select from jsonb_path_query(${document}, 'strict $.**') v
+    where jsonb_typeof(v) in ('string', 'number', 'boolean') and v #>> '{}' ilike ? escape '\\')`;
+}
+
+/**
+ * The cases with a searched value that holds the text (see the lists above), as a set of ids
+ * found through the trigram index of each whole text (one OR over the case's texts and its
+ * contacts' would read every case in the caller's scope); a value holds the text only where its
+ * document's text does, so the index finds every candidate. Each text's candidates are found and
+ * rechecked on their own: one scan over the three indexes rechecks every candidate against all
+ * three texts, so an order number's candidates each had their productData converted and matched
+ * too. A text searched by pieces finds candidates that are then checked for the whole text:
+ * materialized, so the planner cannot hand the whole text to the index as well. For a partner,
+ * the provider's private orderData key is not searched. Cases of a manufacturer, product type or
+ * service type whose name holds the text match by the lookup's id.
+ */
+function commonSearchSql(text: string, forPartner: boolean, { pieces = {}, named }: CommonSearchReading): SqlFragment {
   const pattern = `%${escapeLike(text)}%`;
   const searched = (column: string, byPieces: string[] | undefined): SqlFragment =>
     byPieces?.length
@@ -213,15 +256,16 @@ function commonSearchSql(text: string, forPartner: boolean, pieces: SearchPieces
           bindings: byPieces.map((piece) => `%${escapeLike(piece)}%`),
         }
       : { sql: `${column} ilike ? escape '\\'`, bindings: [pattern] };
-  const orderData = forPartner
-    ? {
-        sql: `(s.order_data::text ilike ? escape '\\' and (s.order_data - '${PROVIDER_ORDER_DATA_KEY}')::text ilike ? escape '\\')`,
-        bindings: [pattern, pattern],
-      }
-    : { sql: "s.order_data::text ilike ? escape '\\'", bindings: [pattern] };
+  const unsearchedOrderData = forPartner ? [...UNSEARCHED_ORDER_DATA, PROVIDER_ORDER_DATA_KEY] : UNSEARCHED_ORDER_DATA;
+  const valueOf = (column: string, unsearched: string[]): SqlFragment => ({
+    sql: `(${column}::text ilike ? escape '\\' and ${valueMatches(`(${column} - ${keysSql(unsearched)})`)})`,
+    bindings: [pattern, pattern],
+  });
+  const orderData = valueOf('s.order_data', unsearchedOrderData);
+  const productData = valueOf('s.product_data', UNSEARCHED_PRODUCT_DATA);
   const wholeText = {
-    sql: `s.guid::text ilike ? escape '\\' or ${orderData.sql} or s.product_data::text ilike ? escape '\\'`,
-    bindings: [pattern, ...orderData.bindings, pattern],
+    sql: `s.guid::text ilike ? escape '\\' or ${orderData.sql} or ${productData.sql}`,
+    bindings: [pattern, ...orderData.bindings, ...productData.bindings],
   };
   const caseTexts = [
     searched('s.guid::text', undefined),
@@ -245,11 +289,22 @@ function commonSearchSql(text: string, forPartner: boolean, pieces: SearchPieces
     });
     contacts = 'found_contacts cc';
   }
-  return {
+  const byText: SqlFragment = {
     sql:
       `c.id in (with ${candidates.map((part) => part.sql).join(', ')} select s.id from found_cases s where ${wholeText.sql}` +
-      ` union all select cc.case_id from ${contacts} where cc.data::text ilike ? escape '\\')`,
-    bindings: [...candidates.flatMap((part) => part.bindings), ...wholeText.bindings, pattern],
+      ` union all select cc.case_id from ${contacts} where cc.data::text ilike ? escape '\\'` +
+      ` and exists (select from unnest(${keysSql(SEARCHED_CONTACT_FIELDS)}) field where cc.data ->> field ilike ? escape '\\'))`,
+    bindings: [...candidates.flatMap((part) => part.bindings), ...wholeText.bindings, pattern, pattern],
+  };
+  const byName = [
+    ['c.manufacturer_id', named?.manufacturers ?? []],
+    ['c.product_type_id', named?.productTypes ?? []],
+    ['c.service_type_id', named?.serviceTypes ?? []],
+  ].filter(([, ids]) => ids.length > 0) as Array<[string, number[]]>;
+  if (byName.length === 0) return byText;
+  return {
+    sql: `(${byText.sql} or ${byName.map(([column, ids]) => `${column} in (${ids.map(() => '?').join(', ')})`).join(' or ')})`,
+    bindings: [...byText.bindings, ...byName.flatMap(([, ids]) => ids)],
   };
 }
 
@@ -267,14 +322,15 @@ export interface CaseCondition extends SqlFragment {
  * The filters as one SQL condition; throws the 400 envelope naming every filter it cannot read.
  * `forPartner`: the provider's private orderData is neither a filter nor found by `commonSearch`,
  * so a partner cannot probe for what it may not read. `tags`: how the `tags` filter reads.
- * `searchPieces`: those of the `commonSearch` text by which each text's index is searched.
+ * `commonSearchReading`: the pieces of the `commonSearch` text by which each text's index is
+ * searched, and the lookups whose names hold it.
  */
 export function translateCaseFilters(
   filters: unknown,
   statusReading: StatusReading = PROVIDER_READING,
   forPartner = false,
   tags: TagReading = { idsOf: new Map() },
-  searchPieces: SearchPieces = {},
+  commonSearchReading: CommonSearchReading = {},
 ): CaseCondition {
   if (filters === undefined || filters === null) return { sql: 'true', bindings: [] };
   if (!isPlainObject(filters)) throw new FieldsValidationError({ filters: [FIELD_MESSAGES.wrongFormat] });
@@ -346,7 +402,7 @@ export function translateCaseFilters(
         fail(at);
         continue;
       }
-      fragments.push(commonSearchSql(value.trim(), forPartner, searchPieces));
+      fragments.push(commonSearchSql(value.trim(), forPartner, commonSearchReading));
       continue;
     }
     if (field === 'tags') {

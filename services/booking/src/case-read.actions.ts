@@ -47,7 +47,7 @@ export const caseReadActions: ServiceActionsSchema = {
     async handler(this: BookingThis, ctx: Context<SearchParams, CallerMeta>) {
       const caller = callerOf(ctx);
       const rules = await statusRulesFor(this.statusRules, caller);
-      return searchCases(this.db.knex, caller, ctx.params, rules);
+      return searchCases(this.db.knex, caller, ctx.params, rules, { lookupNames: () => this.lookupNames.get() });
     },
   },
 };

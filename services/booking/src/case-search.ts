@@ -14,7 +14,9 @@ import {
 } from '@hub/shared';
 import { loadCasesById, type CaseOut } from './case-shape';
 import {
+  type CommonSearchReading,
   FILTER_LIMITS,
+  type NamedMatches,
   type SearchPieces,
   type StatusReading,
   type TagReading,
@@ -67,7 +69,12 @@ export interface SearchOptions {
   probedUpTo?: number;
   /** A trigram held by more of a text's rows than this share is left out of a commonSearch's index scan. */
   commonTrigramShare?: number;
+  /** The lookups' names a commonSearch also reads (`catalog.lookupNames`), asked for only by a commonSearch. */
+  lookupNames?: () => Promise<LookupNames>;
 }
+
+/** The manufacturers', product types' and service types' names, as `catalog.lookupNames` answers them. */
+export type LookupNames = Record<keyof NamedMatches, Array<{ id: number; name: string }>>;
 
 export async function searchCases(
   knex: Knex,
@@ -79,16 +86,24 @@ export async function searchCases(
     sortedInFull = SORTED_IN_FULL,
     probedUpTo = PROBED_UP_TO,
     commonTrigramShare = COMMON_TRIGRAM_SHARE,
+    lookupNames,
   }: SearchOptions = {},
 ): Promise<SearchResult> {
   const commonSearch = isPlainObject(params.filters) ? params.filters.commonSearch : undefined;
   const tagReading = await tagReadingOf(knex, caller, params.filters, probedUpTo);
+  const commonSearchReading: CommonSearchReading =
+    typeof commonSearch === 'string'
+      ? {
+          pieces: await commonSearchPieces(knex, commonSearch.trim(), commonTrigramShare),
+          named: lookupNames && namedMatches(await lookupNames(), commonSearch.trim()),
+        }
+      : {};
   const condition = translateCaseFilters(
     params.filters,
     statusReadingFor(rules),
     caller.role === 'partner',
     tagReading,
-    typeof commonSearch === 'string' ? await commonSearchPieces(knex, commonSearch.trim(), commonTrigramShare) : {},
+    commonSearchReading,
   );
   const limit = params.pagination?.limit ?? PAGINATION.defaultLimit;
   // Cases sort by id: a cursor is the id of the page's last case.
@@ -129,6 +144,18 @@ export async function searchCases(
       count,
       next: found.length > limit ? encodeCursor([cases[cases.length - 1].id]) : null,
     },
+  };
+}
+
+/** The lookups whose names hold the text, in any case ("Manufacturer.name" and the others, as the product searches them). */
+function namedMatches(names: LookupNames, text: string): NamedMatches {
+  const wanted = text.toLowerCase();
+  const holding = (kind: keyof NamedMatches) =>
+    names[kind].filter(({ name }) => name.toLowerCase().includes(wanted)).map(({ id }) => id);
+  return {
+    manufacturers: holding('manufacturers'),
+    productTypes: holding('productTypes'),
+    serviceTypes: holding('serviceTypes'),
   };
 }
 

@@ -111,7 +111,10 @@ export const intakeActions: ServiceActionsSchema = {
     readOnly: true,
     params: SEARCH_PARAMS,
     handler(this: BookingThis, ctx: Context<SearchParams, CallerMeta>) {
-      return searchCases(this.db.knex, callerOf(ctx), ctx.params, null, { unexported: true });
+      return searchCases(this.db.knex, callerOf(ctx), ctx.params, null, {
+        unexported: true,
+        lookupNames: () => this.lookupNames.get(),
+      });
     },
   },
 

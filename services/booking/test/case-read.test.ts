@@ -148,7 +148,9 @@ describe('POST /api/v3/search-cases', () => {
       ],
       [{ manufacturerId: 3 }, []],
       [{ currentStatus: 'registered' }, [elkjopCase, elkjopSecond]],
-      [{ commonSearch: 'cracked screen' }, [elkjopSecond]],
+      [{ commonSearch: 'serial-xyz' }, [elkjopSecond]],
+      // problemText is not searched, as the product documents.
+      [{ commonSearch: 'cracked screen' }, []],
       [{ commonSearch: 'OLA@EXAMPLE' }, [elkjopSecond]],
       [{ commonSearch: elkjopCase.slice(0, 13) }, [elkjopCase]],
       [{ commonSearch: '%' }, []],

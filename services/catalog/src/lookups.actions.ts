@@ -421,6 +421,20 @@ export const lookupActions: ServiceActionsSchema = {
     },
   },
 
+  /** Internal, for booking's commonSearch: the manufacturers', product types' and service types' names by id. */
+  lookupNames: {
+    visibility: 'public',
+    async handler(this: LookupThis) {
+      const { manufacturers, productTypes, serviceTypes } = await this.reference();
+      const named = (records: NamedRecord[]) => records.map(({ id, name }) => ({ id, name }));
+      return {
+        manufacturers: named(manufacturers),
+        productTypes: named(productTypes),
+        serviceTypes: named(serviceTypes),
+      };
+    },
+  },
+
   /** Internal: shipping method records by id, all of them for null (routing's answer). */
   shippingMethodsById: {
     visibility: 'public',
