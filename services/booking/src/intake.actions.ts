@@ -6,7 +6,8 @@
  *   merging the orderData it sends; `status: false` declines it instead;
  * - `case/cancel`: the provider gives the case up, with a reason or without; it gets the
  *   cancelled status;
- * - `case/finish`: the partner closes its side (orderData.integrationsFinished true).
+ * - `case/finish`: the partner hands the case over when it did not at booking
+ *   (orderData.integrationsFinished true); the provider may still cancel it.
  * Each change writes its events in its own transaction; repeating one that is done changes nothing.
  */
 import type { Knex } from 'knex';
@@ -185,7 +186,6 @@ export const intakeActions: ServiceActionsSchema = {
     params: CANCEL_CASE_PARAMS,
     handler(this: BookingThis, ctx: Context<CancelCaseParams, CallerMeta>) {
       return changeState.call(this, ctx, 'cancelled', async (row, trx) => {
-        if (row.finished_at) throw new ConflictError('Case is finished', { guid: row.guid });
         if (row.cancelled_at) return null;
         const status =
           (await providerStatusKeys(trx, row.service_provider_id)).find(
@@ -203,8 +203,9 @@ export const intakeActions: ServiceActionsSchema = {
 
   finish: {
     rest: 'POST /v3/case/finish',
-    summary: "Finish a case on the partner's side",
-    description: 'Sets `orderData.integrationsFinished`; answers `{ result: true }`.',
+    summary: 'Hand a case over to its provider',
+    description:
+      'For a partner that does not send a case on at booking: sets `orderData.integrationsFinished` and tells the provider; answers `{ result: true }`.',
     access: ACCESS.PARTNER,
     response: RESULT,
     params: { guid: GUID_PARAM },

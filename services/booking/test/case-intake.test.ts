@@ -207,7 +207,7 @@ describe('POST /api/v3/case/cancel', () => {
 });
 
 describe('POST /api/v3/case/finish', () => {
-  it('closes the partner its side and tells the provider', async () => {
+  it('hands the case over and tells the provider', async () => {
     const response = await post('case/finish', DEMO_TOKENS.elkjop, { guid: first });
     expect(response.status).toBe(200);
     // The product's answer to case/finish.
@@ -220,10 +220,15 @@ describe('POST /api/v3/case/finish', () => {
     expect(await outbox.newEvents()).toEqual([]);
   });
 
-  it('makes a finished case impossible to cancel', async () => {
+  // "partner doesn't want to send case to provider just after creation ... you can initiate this
+  // process by demand using this endpoint": once handed over, the case is the provider's to cancel.
+  it('leaves a finished case to its provider, who may still cancel it', async () => {
     const response = await post('case/cancel', DEMO_TOKENS.nrc, { guid: first, reason: 'Too late' });
-    expect(response.status).toBe(409);
-    expect(response.body.error.message).toBe('Case is finished');
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ data: { result: true } });
+    const read = await hub.request('GET', `/api/v3/case?guid=${first}`, { token: DEMO_TOKENS.nrc });
+    expect(read.body.orderData).toMatchObject({ integrationsFinished: true, cancelReason: 'Too late' });
+    await outbox.skip();
   });
 
   it('is a 404 for another partner and a 403 for providers', async () => {
