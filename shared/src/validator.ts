@@ -132,6 +132,19 @@ function integersFromText(rule: unknown): Convert | null {
           }
         : null;
     }
+    case 'enum': {
+      // An option that is a number, sent as its digits; text that is itself an option stays text.
+      const options = normalized.values as unknown[];
+      return options.some((option) => typeof option === 'number')
+        ? (value) =>
+            typeof value === 'string' &&
+            INTEGER_TEXT.test(value) &&
+            !options.includes(value) &&
+            options.includes(Number(value))
+              ? Number(value)
+              : value
+        : null;
+    }
     case 'multi': {
       const alternatives = (normalized.rules as unknown[]).map(integersFromText).filter(Boolean) as Convert[];
       // Only text is read as a number: an object matches its own alternative as it is.

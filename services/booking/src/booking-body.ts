@@ -159,8 +159,13 @@ const contact = (required: boolean) => ({
   optional: !required,
   nullable: !required,
   props: {
-    // Which of rules 4 and 5 the contact answers to: a private person (0) or a company (1).
-    type: { type: 'enum', values: [0, 1] },
+    // Which of rules 4 and 5 the contact answers to: a private person (0) or a company (1). The
+    // product's Data types page calls it a Boolean, so false and true stand for 0 and 1.
+    type: {
+      type: 'enum',
+      values: [0, 1, false, true],
+      custom: (value: unknown) => (typeof value === 'boolean' ? Number(value) : value),
+    },
     ...Object.fromEntries(
       CONTACT_FIELDS.filter((field) => field !== 'email' && field !== 'countryCode').map((field) => [field, text(255)]),
     ),

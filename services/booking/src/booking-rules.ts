@@ -102,11 +102,12 @@ export function structuralRuleSet(choices: RuleChoices): BookingRule[] {
       rule: '4 and 5',
       cases: [
         {
-          when: { field: `${contact}.type`, oneOf: [0] },
+          // false and true as the product's Boolean type, which the body's check reads as 0 and 1.
+          when: { field: `${contact}.type`, oneOf: [0, false] },
           demands: [present(`${contact}.firstName`), present(`${contact}.lastName`)],
         },
         {
-          when: { field: `${contact}.type`, oneOf: [1] },
+          when: { field: `${contact}.type`, oneOf: [1, true] },
           demands: [present(`${contact}.organizationName`), present(`${contact}.organizationNumber`)],
         },
       ],

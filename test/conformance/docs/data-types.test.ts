@@ -56,6 +56,32 @@ describe('ProductData', () => {
 });
 
 describe('ContactData', () => {
+  it('takes type as the documented Boolean, and as 0 or 1 or their digits', async () => {
+    const company = { organizationName: 'Acme AS', organizationNumber: '912345678' };
+    for (const [type, names] of [
+      [true, company],
+      [1, company],
+      ['1', company],
+      [false, {}],
+      [0, {}],
+      ['0', {}],
+    ] as const) {
+      const booked = await bookCase(hub, partner, { customer: { type, ...names } });
+      const read = await hub.request('GET', `/api/v3/case?guid=${booked}`, { token: partner });
+      expect({ type, customer: read.body.customer }).toMatchObject({ type, customer: { firstName: 'Kari', ...names } });
+    }
+    // A company without its name and number is refused as one, whichever form says it is one.
+    const refused = await hub.request('POST', '/api/v3/case/validate', {
+      token: partner,
+      body: caseBody(partner, { customer: { type: true } }),
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.details).toMatchObject({
+      'customer.organizationName': ['Field is required'],
+      'customer.organizationNumber': ['Field is required'],
+    });
+  });
+
   it('answers every documented contact field', async () => {
     const read = await hub.request('GET', `/api/v3/case?guid=${guid}`, { token: partner });
     expect(read.status).toBe(200);
