@@ -19,6 +19,7 @@ import {
   inTransaction,
   keepIdempotentAnswer,
   type OutboxDbService,
+  OlderPathsMixin,
   OutboxMixin,
   visibleCase,
   visibleCases,
@@ -120,6 +121,8 @@ const InvoicingService: ServiceSchema<ServiceSettingSchema, InvoicingThis> = {
     OutboxMixin(SCHEMA),
     RetentionMixin(SCHEMA, outboxAndKeysPolicy(SCHEMA)),
     IdempotencyMixin(SCHEMA),
+    // The product's earlier Invoices page documents both at v2, as today's at v3.
+    OlderPathsMixin({ save: { v2: {} }, find: { v2: {} } }),
   ],
   settings: { rest: '' },
   metadata: {

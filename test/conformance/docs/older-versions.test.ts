@@ -366,6 +366,25 @@ describe('cost proposals at v2', () => {
   });
 });
 
+describe('invoices at v2', () => {
+  it('save and find answer as v3 does, as the earlier Invoices page documents them', async () => {
+    const saved = await hub.request('POST', '/api/v2/invoices', {
+      token: provider,
+      body: [{ guid, externalId: 'INV-V2', priceNet: 100, currency: 'SEK', dueDate: '2019-01-01' }],
+    });
+    expect(saved.status).toBe(200);
+    expectDeprecated(saved);
+    expect(saved.body).toEqual([expect.objectContaining({ externalId: 'INV-V2', guid })]);
+    const found = await hub.request('POST', '/api/v2/invoices/find', {
+      token: partner,
+      body: { filters: { externalId: 'INV-V2' } },
+    });
+    expect(found.status).toBe(200);
+    expectDeprecated(found);
+    expect(found.body.data.map((invoice: { id: number }) => invoice.id)).toEqual([saved.body[0].id]);
+  });
+});
+
 describe('the older paths as a whole', () => {
   it('answer their errors with Deprecation and Sunset too, and v3 with neither', async () => {
     const refused = await hub.request('GET', '/api/v2/accessory?productType=abc', { token: partner });
