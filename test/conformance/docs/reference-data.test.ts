@@ -213,3 +213,23 @@ describe('GET /api/v3/models', () => {
     expect(res.body).toHaveLength(1);
   });
 });
+
+describe('POST /api/v3/models', () => {
+  it('writes models of the documented fields (the spec adds mpn) and answers the list written', async () => {
+    const res = await hub.request('POST', '/api/v3/models', {
+      token: partner,
+      body: [{ manufacturer: 'apple', productType: 2, name: 'MacBook Docs 14', mpn: 'MDOCS14', tags: [1] }],
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual([
+      expect.objectContaining({ name: 'MacBook Docs 14', manufacturerId: 1, productTypeId: 2, tags: [1] }),
+    ]);
+    // "To change name you should always pass id".
+    const renamed = await hub.request('POST', '/api/v3/models', {
+      token: partner,
+      body: [{ id: res.body[0].id, manufacturer: 1, productType: 2, name: 'MacBook Docs 15', mpn: 'MDOCS14' }],
+    });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body).toEqual([expect.objectContaining({ id: res.body[0].id, name: 'MacBook Docs 15' })]);
+  });
+});
