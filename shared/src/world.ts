@@ -53,7 +53,12 @@ export interface WorldPartner {
   id: number;
   name: string;
   contactData?: ContactDataIn;
-  settings?: { emailsEnabled?: boolean; supportsPackaging?: boolean; partnerSpecificKey?: string };
+  settings?: {
+    emailsEnabled?: boolean;
+    supportsPackaging?: boolean;
+    partnerSpecificKey?: string;
+    mandatoryConsents?: string[];
+  };
 }
 export interface WorldDepartment {
   id: number;
@@ -286,6 +291,12 @@ const worldSchema = {
         emailsEnabled: { type: 'boolean', optional: true },
         supportsPackaging: { type: 'boolean', optional: true },
         partnerSpecificKey: text(64, true),
+        mandatoryConsents: {
+          type: 'array',
+          optional: true,
+          max: 50,
+          items: { type: 'string', min: 1, max: 255 },
+        },
       },
     },
   }),

@@ -6,7 +6,7 @@
  * over the body's own fields. The same rules check a body here and become the JSON Schema of
  * `case/schema` (booking-schema.ts).
  */
-import { FIELD_MESSAGES, type FieldDetails } from '@hub/shared';
+import { FIELD_MESSAGES, type FieldDetails, isPlainObject } from '@hub/shared';
 import type { BookingBody } from './booking-body';
 
 export interface ProductTypeFlags {
@@ -32,7 +32,7 @@ export interface RuleReference {
   serviceType?: { properties?: ServiceTypeFlags | null } | null;
   /** The method the case will ship with (sent or assigned); none when shipping does not apply. */
   shippingMethod?: ShippingRules | null;
-  partnerSettings?: { supportsPackaging?: boolean } | null;
+  partnerSettings?: { supportsPackaging?: boolean; mandatoryConsents?: string[] } | null;
 }
 
 /** The choices of a booking the structural rules depend on, as sent. */
@@ -52,11 +52,13 @@ export type FieldTest =
 
 /**
  * What a rule asks of one field: `present` (not missing, null or blank), `absent` (missing or
- * null), `unsent` (missing), `true`, `nonEmptyList`, or one of `options`.
+ * null), `unsent` (missing), `true`, `nonEmptyList`, one of `options`, or (of consents, in either
+ * form they are sent in) each of `names` given.
  */
 export type Demand =
   | { field: string; must: 'present' | 'absent' | 'unsent' | 'true' | 'nonEmptyList' }
-  | { field: string; must: 'oneOf'; options: readonly string[] };
+  | { field: string; must: 'oneOf'; options: readonly string[] }
+  | { field: string; must: 'consented'; names: readonly string[] };
 
 /** A rule's cases: the first whose test holds (a case without one always does) says what the body must carry. */
 export interface BookingRule {
@@ -165,6 +167,13 @@ export function referenceRuleSet(reference: RuleReference): BookingRule[] {
       rule: '12',
       cases: [{ when: { field: 'orderData.emballage', oneOf: [true] }, demands: [present('orderData.mail')] }],
     });
+  // "Certain consents can be mandatory, so the validation will fail if they're false or missing"
+  // (the product's Data types page): the partner's list, in the world file.
+  const mandatoryConsents = reference.partnerSettings?.mandatoryConsents ?? [];
+  if (mandatoryConsents.length > 0)
+    rules.push(
+      always('mandatory consents', { field: 'orderData.consents', must: 'consented', names: mandatoryConsents }),
+    );
   return rules;
 }
 
@@ -211,7 +220,22 @@ function demandFailure(demand: Demand, value: unknown): string | null {
     case 'oneOf':
       if (isBlank(value)) return FIELD_MESSAGES.required;
       return demand.options.includes(value as string) ? null : FIELD_MESSAGES.notAnOption;
+    case 'consented':
+      return null;
   }
+}
+
+/** Each consent of `names` not given in `consents` (`{ name: Boolean }` or the names given), with its message. */
+function consentFailures(names: readonly string[], consents: unknown): Array<[string, string]> {
+  const given = (name: string): unknown =>
+    Array.isArray(consents)
+      ? consents.includes(name) || undefined
+      : isPlainObject(consents)
+        ? consents[name]
+        : undefined;
+  return names
+    .map((name) => [name, demandFailure({ field: name, must: 'true' }, given(name))] as const)
+    .filter((entry): entry is [string, string] => entry[1] !== null);
 }
 
 function add(details: FieldDetails, field: string, message: string): void {
@@ -225,6 +249,12 @@ export function checkRules(body: BookingBody, rules: readonly BookingRule[]): Fi
   for (const rule of rules) {
     const applied = rule.cases.find((entry) => !entry.when || testHolds(body, entry.when));
     for (const demand of applied?.demands ?? []) {
+      if (demand.must === 'consented') {
+        // Named per consent, as a field of the consents object: `orderData.consents.ConsentTerms`.
+        for (const [name, failure] of consentFailures(demand.names, valueAt(body, demand.field)))
+          add(details, `${demand.field}.${name}`, failure);
+        continue;
+      }
       const failure = demandFailure(demand, valueAt(body, demand.field));
       if (failure) add(details, demand.field, failure);
     }

@@ -99,6 +99,27 @@ function demanded(demand: Demand, base: Schema): { schema: Schema; required: boo
       return { schema: { ...withoutNull(base), minItems: 1 }, required: true };
     case 'oneOf':
       return { schema: { enum: demand.options }, required: true };
+    case 'consented':
+      // Either form consents are sent in: each name true in the object, or each among the names given.
+      return {
+        schema: {
+          description: `${demand.names.join(', ')}: mandatory consents`,
+          allOf: [
+            withoutNull(base),
+            {
+              anyOf: [
+                {
+                  type: 'object',
+                  properties: Object.fromEntries(demand.names.map((name) => [name, { const: true }])),
+                  required: [...demand.names],
+                },
+                { type: 'array', allOf: demand.names.map((name) => ({ contains: { const: name } })) },
+              ],
+            },
+          ],
+        },
+        required: true,
+      };
   }
 }
 

@@ -207,6 +207,22 @@ describe('conditional rules from reference data', () => {
     ).toEqual({});
   });
 
+  it("mandatory consents: each of the partner's given, in either form consents are sent in", () => {
+    const mandatory: RuleReference = { partnerSettings: { mandatoryConsents: ['ConsentTerms', 'ConsentRepair'] } };
+    const consenting = (consents: unknown) => conditionalRules(body({ orderData: { consents } as never }), mandatory);
+    expect(consenting({ ConsentTerms: true, ConsentRepair: true, ConsentOffers: false })).toEqual({});
+    expect(consenting(['ConsentRepair', 'ConsentTerms'])).toEqual({});
+    expect(consenting({ ConsentTerms: false, ConsentRepair: true })).toEqual({
+      'orderData.consents.ConsentTerms': [mustBeTrue],
+    });
+    expect(consenting(['ConsentTerms'])).toEqual({ 'orderData.consents.ConsentRepair': [required] });
+    expect(conditionalRules(body(), mandatory)).toEqual({
+      'orderData.consents.ConsentTerms': [required],
+      'orderData.consents.ConsentRepair': [required],
+    });
+    expect(conditionalRules(body(), { partnerSettings: { mandatoryConsents: [] } })).toEqual({});
+  });
+
   it('merges every failing field at once', () => {
     expect(mergeDetails({ a: [required] }, { a: [required, wrongFormat] }, { b: [notAnOption] })).toEqual({
       a: [required, wrongFormat],

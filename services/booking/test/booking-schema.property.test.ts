@@ -7,7 +7,8 @@
 import fc from 'fast-check';
 import type Ajv2020 from 'ajv/dist/2020';
 import { DEMO_TOKENS, startTestHub, type TestHub } from '../../../test/support/hub';
-import { BOOKING_SERVICES } from '../../../test/support/cases';
+import { DEMO_WORLD_FILE, readWorld } from '@hub/shared';
+import { BOOKING_SERVICES, caseBody } from '../../../test/support/cases';
 import { documentedAnswer } from '../../../test/support/openapi';
 import { arbitraryOf, requiredPaths, schemaValidator } from '../../../test/support/schema-arbitrary';
 
@@ -193,5 +194,78 @@ describe('GET /api/v3/case/schema: choices', () => {
     );
     expect(documented(await schemaFor(DEMO_TOKENS.elkjop, laptop))).toBe(true);
     expect(documented({ type: 'object' })).toBe(false);
+  });
+
+  it("requires a partner's mandatory consents in the schema as case/validate does, in either form", async () => {
+    const demo = readWorld(DEMO_WORLD_FILE);
+    const loadWorld = async (partners: typeof demo.partners) => {
+      const res = await hub.request('POST', '/api/admin/world', {
+        token: DEMO_TOKENS.admin,
+        body: { world: { ...demo, partners }, skipUnowned: true },
+      });
+      expect(res.status).toBe(200);
+    };
+    await loadWorld(
+      (demo.partners ?? []).map((partner) =>
+        partner.id === 1
+          ? { ...partner, settings: { ...partner.settings, mandatoryConsents: ['ConsentTerms', 'ConsentRepair'] } }
+          : partner,
+      ),
+    );
+    try {
+      const conforms = ajv.compile(await schemaFor(DEMO_TOKENS.elkjop, laptop));
+      const body = (consents?: unknown) => {
+        const sent = caseBody(DEMO_TOKENS.elkjop, laptop);
+        return consents === undefined ? sent : { ...sent, orderData: { ...sent.orderData, consents } };
+      };
+      for (const consents of [{ ConsentTerms: true, ConsentRepair: true }, ['ConsentRepair', 'ConsentTerms']]) {
+        expect({ consents, conforms: conforms(body(consents)), errors: conforms.errors }).toEqual({
+          consents,
+          conforms: true,
+          errors: null,
+        });
+        expect((await validate(DEMO_TOKENS.elkjop, body(consents))).status).toBe(200);
+      }
+      for (const [consents, details] of [
+        [
+          undefined,
+          {
+            'orderData.consents.ConsentTerms': ['Field is required'],
+            'orderData.consents.ConsentRepair': ['Field is required'],
+          },
+        ],
+        [
+          { ConsentTerms: false, ConsentRepair: true },
+          { 'orderData.consents.ConsentTerms': ['Field must be equal to true'] },
+        ],
+      ] as const) {
+        expect({ consents, conforms: conforms(body(consents)) }).toEqual({ consents, conforms: false });
+        const refused = await validate(DEMO_TOKENS.elkjop, body(consents));
+        expect(refused.status).toBe(400);
+        expect(refused.body.error.details).toEqual(details);
+      }
+      // A change that sends orderData is held to the list too: update replaces it, append merges into it.
+      const booked = await hub.request('POST', '/api/v3/case/create', {
+        token: DEMO_TOKENS.elkjop,
+        body: body(['ConsentTerms', 'ConsentRepair']),
+      });
+      expect(booked.status).toBe(200);
+      const change = (action: string) =>
+        hub.request('POST', `/api/v3/case/${action}`, {
+          token: DEMO_TOKENS.elkjop,
+          body: { guid: booked.body.guid, orderData: { refNo: 'REF-CONSENTS' } },
+        });
+      expect((await change('append')).status).toBe(200);
+      const replaced = await change('update');
+      expect(replaced.status).toBe(400);
+      expect(Object.keys(replaced.body.error.details)).toEqual([
+        'orderData.consents.ConsentTerms',
+        'orderData.consents.ConsentRepair',
+      ]);
+      // Another partner's bookings are not held to Elkjøp's list.
+      expect((await validate(DEMO_TOKENS.power, caseBody(DEMO_TOKENS.power))).status).toBe(200);
+    } finally {
+      await loadWorld(demo.partners);
+    }
   });
 });
