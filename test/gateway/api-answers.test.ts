@@ -217,9 +217,12 @@ it('answers cost proposals, messages and invoices as documented', async () => {
       },
     ],
   };
-  await answer('POST /v3/invoices', { token: provider, body: [invoice] });
+  await atEach(['v3', 'v2'], 'POST /invoices', { token: provider, body: [invoice] });
   await answer('GET /v3/invoices', { token: partner, query: { guid } });
-  await answer('POST /v3/invoices/find', { token: partner, body: { filters: { guid }, pagination: { limit: 5 } } });
+  await atEach(['v3', 'v2'], 'POST /invoices/find', {
+    token: partner,
+    body: { filters: { guid }, pagination: { limit: 5 } },
+  });
 });
 
 it('answers the feed and the admin API as documented', async () => {
