@@ -239,13 +239,14 @@ function valueMatches(document: string): string {
  * The cases with a searched value that holds the text (see the lists above), as a set of ids
  * found through the trigram index of each whole text (one OR over the case's texts and its
  * contacts' would read every case in the caller's scope); a value holds the text only where its
- * document's text does, so the index finds every candidate. Each text's candidates are found and
- * rechecked on their own: one scan over the three indexes rechecks every candidate against all
- * three texts, so an order number's candidates each had their productData converted and matched
- * too. A text searched by pieces finds candidates that are then checked for the whole text:
- * materialized, so the planner cannot hand the whole text to the index as well. For a partner,
- * the provider's private orderData key is not searched. Cases of a manufacturer, product type or
- * service type whose name holds the text match by the lookup's id.
+ * document's text does, so the index finds every candidate (but for a text with a double quote, a
+ * backslash or a control character, which the document's text escapes). Each text's candidates
+ * are found and rechecked on their own: one scan over the three indexes rechecks every candidate
+ * against all three texts, so an order number's candidates each had their productData converted
+ * and matched too. A text searched by pieces finds candidates that are then checked for the whole
+ * text: materialized, so the planner cannot hand the whole text to the index as well. For a
+ * partner, the provider's private orderData key is not searched. Cases of a manufacturer, product
+ * type or service type whose name holds the text match by the lookup's id.
  */
 function commonSearchSql(text: string, forPartner: boolean, { pieces = {}, named }: CommonSearchReading): SqlFragment {
   const pattern = `%${escapeLike(text)}%`;
