@@ -221,6 +221,7 @@ function demandFailure(demand: Demand, value: unknown): string | null {
       if (isBlank(value)) return FIELD_MESSAGES.required;
       return demand.options.includes(value as string) ? null : FIELD_MESSAGES.notAnOption;
     case 'consented':
+      // Named per consent, not as the whole field: checkRules asks consentFailures.
       return null;
   }
 }
