@@ -103,12 +103,14 @@ export function searchSql(filter: SearchFilter): Sql {
   // Tier 2 is ranked by what `containing` read while checking each candidate's row, so a
   // candidate is fetched once and never tiered: with the first tiers short of the limit, they hold
   // every exact and prefix match, so any other candidate is of tier 2. `containing` holds each
-  // model once (a model holding the word twice is walked twice and fetched once). Only the
-  // answer's rows are fetched whole.
+  // model once (a model holding the word twice is walked twice and fetched once). Tier 2 keeps its
+  // own best `limit` before the tiers meet, so only those carry the answer's sort keys (of up to
+  // SIMILAR_CANDIDATES_MAX candidates, a tenth of a broad word's time). Only the answer's rows are
+  // fetched whole.
   const similar = terms.contains.length
     ? sql`union all (select id, 2, null, similarity, lowered
         from (select * from containing where (select count(*) from first_tiers) < ${limit} limit ${SIMILAR_CANDIDATES_MAX}) taken
-        where id not in (select id from first_tiers))`
+        where id not in (select id from first_tiers) order by similarity desc, lowered, id limit ${limit})`
     : text('');
   const containing = terms.contains.length
     ? sql`, ${containingSql(filter, terms, scope, rankedBy(terms.phrase))}`
