@@ -3,9 +3,10 @@
  *
  * Run after `npm run build`: `node bench/invoices.js` (embedded database), or with
  * BENCH_POSTGRES_URL=postgres://... to use a Postgres server (a fresh database is created there
- * and dropped afterwards). Three figures side by side in one run:
+ * and dropped afterwards). Four figures side by side in one run:
  * the two SQL statements the action issues run raw through knex (the baseline), the action
- * called through the broker, and the HTTP endpoint under load through the gateway.
+ * called through the broker, the HTTP endpoint through the gateway one request at a time (the
+ * latency a caller sees), and the endpoint under load.
  * INVOICES (default 2000000), ROUNDS (default 200) and DURATION (seconds, default 10) tune it;
  * `--quick` makes them 2000, 20 and 1. Ends with one JSON line (bench/lib/benchmark.js).
  */
@@ -132,6 +133,11 @@ async function main() {
       for (const { sql, bindings } of statements) await knex.raw(sql, bindings);
     });
     const action = await timeRounds(() => broker.call('invoicing.find', body, { meta: { caller } }));
+    const gateway = await timeRounds(async () => {
+      const res = await postJson(url, '/api/v3/invoices/find', PARTNER_TOKEN, body);
+      if (res.status !== 200 || res.body.pagination.count !== matches)
+        throw new Error(`find answered ${res.status}: ${JSON.stringify(res.body).slice(0, 200)}`);
+    });
     const http = await autocannon({
       url: `${url}/api/v3/invoices/find`,
       method: 'POST',
@@ -162,12 +168,16 @@ async function main() {
       `| invoicing.find through the broker (with caseCores) | ${fmt(action.mean)} | ${fmt(action.p50)} | ${fmt(action.p99)} | ${fmt(1000 / action.mean)} |`,
     );
     console.log(
+      `| POST /api/v3/invoices/find through the gateway, one at a time | ${fmt(gateway.mean)} | ${fmt(gateway.p50)} | ${fmt(gateway.p99)} | ${fmt(1000 / gateway.mean)} |`,
+    );
+    console.log(
       `| POST /api/v3/invoices/find over HTTP, 4 connections, ${DURATION} s | ${fmt(http.latency.average)} | ${fmt(http.latency.p50)} | ${fmt(http.latency.p99)} | ${fmt(http.requests.average)} |`,
     );
     const httpFigures = { mean: http.latency.average, p50: http.latency.p50, p99: http.latency.p99 };
     return {
       ratios: {
         'action.meanLatency': ratio(raw.mean, action.mean),
+        'gateway.meanLatency': ratio(raw.mean, gateway.mean),
         'http.requestsPerSecond': ratio(http.requests.average, 1000 / raw.mean),
       },
       figures: {
@@ -178,6 +188,7 @@ async function main() {
         matches,
         rawSqlMs: raw,
         actionMs: action,
+        gatewayMs: gateway,
         httpMs: httpFigures,
         httpRequestsPerSecond: http.requests.average,
       },
