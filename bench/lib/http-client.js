@@ -1,16 +1,16 @@
 /**
- * The benchmarks' HTTP client for timed requests: node:http over one keep-alive agent, the body
- * read whole and parsed as JSON. `fetch` in the same process as the hub left about two thirds of
- * the objects that outlived young collections in a search-cases run (its streams and clones), so
- * the hub's process ran a full collection every few seconds and the rounds they fell in measured
- * the benchmark's own client (bench/RESULTS.md, 27 November 2026).
+ * The benchmarks' HTTP client for timed requests: node:http over one keep-alive agent. `fetch` in
+ * the same process as the hub left about two thirds of the objects that outlived young
+ * collections in a search-cases run (its streams and clones), so the hub's process ran a full
+ * collection every few seconds and the rounds they fell in measured the benchmark's own client
+ * (bench/RESULTS.md, 27 November 2026).
  */
 const http = require('node:http');
 
 const agent = new http.Agent({ keepAlive: true });
 
-/** Sends a request to `url` and answers its status and parsed JSON body. */
-function requestJson(url, { method = 'GET', headers = {}, body } = {}) {
+/** Sends a request and reads its answer whole; with `parse`, as JSON. */
+function send(url, { method = 'GET', headers = {}, body } = {}, parse) {
   const payload = body === undefined ? undefined : JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const request = http.request(url, {
@@ -21,9 +21,14 @@ function requestJson(url, { method = 'GET', headers = {}, body } = {}) {
     request.on('error', reject);
     request.on('response', (response) => {
       const chunks = [];
-      response.on('data', (chunk) => chunks.push(chunk));
+      let bytes = 0;
+      response.on('data', (chunk) => {
+        bytes += chunk.length;
+        if (parse) chunks.push(chunk);
+      });
       response.on('error', reject);
       response.on('end', () => {
+        if (!parse) return resolve({ status: response.statusCode, bytes });
         try {
           resolve({ status: response.statusCode, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
         } catch (err) {
@@ -35,4 +40,15 @@ function requestJson(url, { method = 'GET', headers = {}, body } = {}) {
   });
 }
 
-module.exports = { requestJson };
+/** Sends a request to `url` and answers its status and parsed JSON body. */
+const requestJson = (url, options) => send(url, options, true);
+
+/**
+ * Sends a request to `url` and answers its status and the answer's length, the answer read whole
+ * but not parsed: for the timed rounds. Parsing each 36 KB answer of invoices/find in the hub's
+ * process promoted its objects and set off full collections that fell in later rounds
+ * (bench/RESULTS.md, 29 November 2026); a caller parses its answers in a process of its own.
+ */
+const requestStatus = (url, options) => send(url, options, false);
+
+module.exports = { requestJson, requestStatus };
