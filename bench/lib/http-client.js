@@ -9,7 +9,7 @@ const http = require('node:http');
 
 const agent = new http.Agent({ keepAlive: true });
 
-/** Sends a request and reads its answer whole; with `parse`, as JSON. */
+/** Sends a request and reads its answer to the end; with `parse`, whole and as JSON. */
 function send(url, { method = 'GET', headers = {}, body } = {}, parse) {
   const payload = body === undefined ? undefined : JSON.stringify(body);
   return new Promise((resolve, reject) => {
@@ -20,15 +20,15 @@ function send(url, { method = 'GET', headers = {}, body } = {}, parse) {
     });
     request.on('error', reject);
     request.on('response', (response) => {
-      const chunks = [];
-      let bytes = 0;
-      response.on('data', (chunk) => {
-        bytes += chunk.length;
-        if (parse) chunks.push(chunk);
-      });
       response.on('error', reject);
+      if (!parse) {
+        response.on('end', () => resolve({ status: response.statusCode }));
+        response.resume();
+        return;
+      }
+      const chunks = [];
+      response.on('data', (chunk) => chunks.push(chunk));
       response.on('end', () => {
-        if (!parse) return resolve({ status: response.statusCode, bytes });
         try {
           resolve({ status: response.statusCode, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
         } catch (err) {
@@ -44,8 +44,8 @@ function send(url, { method = 'GET', headers = {}, body } = {}, parse) {
 const requestJson = (url, options) => send(url, options, true);
 
 /**
- * Sends a request to `url` and answers its status and the answer's length, the answer read whole
- * but not parsed: for the timed rounds. Parsing each 36 KB answer of invoices/find in the hub's
+ * Sends a request to `url` and answers its status, the answer read to the end but not parsed:
+ * for the timed rounds. Parsing each 36 KB answer of invoices/find in the hub's
  * process promoted its objects and set off full collections that fell in later rounds
  * (bench/RESULTS.md, 29 November 2026); a caller parses its answers in a process of its own.
  */
