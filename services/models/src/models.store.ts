@@ -63,6 +63,13 @@ const all = (conditions: Sql[]): Sql => (conditions.length ? join(conditions, ' 
 const SELECT = text(`select ${COLUMNS} from ${TABLE}`);
 const FROM = text(TABLE);
 const SUFFIXES = text('models.search_suffixes');
+/**
+ * The most models a short word (no trigram) of a longer query may be held by for the search to
+ * check each of them (a few microseconds a model) instead of the trigram index's models holding
+ * every longer word, which the short word cannot narrow ("galaxy s2" at a million models: 1,216
+ * holders of "s2", 176,000 of "galaxy").
+ */
+const NARROW_WORD_MAX = 5000;
 // Byte order, as the name indexes hold it, so an ordered walk of an index can stop at the limit.
 const BY_NAME = text('lower(name) collate "C", id');
 
@@ -150,10 +157,11 @@ const rankedBy =
  * manufacturer when the search names one:
  * - one word and no filter but the manufacturer: the first SIMILAR_CANDIDATES_MAX entries of its
  *   range, every match when it has fewer;
- * - otherwise each word's range is counted up to SIMILAR_CANDIDATES_MAX; when one falls short,
- *   every model holding that word (a superset of the answer, checked by the caller); when every
- *   word is broad, the trigram index's models holding every word (its bitmap holds all of them,
- *   the cost the suffixes spare the queries above).
+ * - otherwise each word's range is counted up to SIMILAR_CANDIDATES_MAX, and when every word
+ *   reaches it, each short word's again up to NARROW_WORD_MAX; when one falls short, every model
+ *   holding the narrowest word (a superset of the answer, checked by the caller); when every word
+ *   is broad, the trigram index's models holding every word (its bitmap holds all of them, the
+ *   cost the suffixes spare the queries above).
  */
 function containingSql(filter: SearchFilter, terms: SearchTerms, scope: Sql[], ranked: (alias: string) => Sql): Sql {
   const range = (pattern: string) =>
@@ -162,8 +170,8 @@ function containingSql(filter: SearchFilter, terms: SearchTerms, scope: Sql[], r
       : sql`manufacturer_id = ${filter.manufacturerId} and suffix like ${pattern}`;
   // In key order, so each read is a walk of an index that stops at the limit, and its first
   // entries are the same whatever the table's physical order.
-  const entries = (pattern: string, ...conditions: Sql[]) =>
-    sql`select model_id as id from ${SUFFIXES} where ${all([range(pattern), ...conditions])} order by suffix, model_id limit ${SIMILAR_CANDIDATES_MAX}`;
+  const entries = (pattern: string, limit: number, ...conditions: Sql[]) =>
+    sql`select model_id as id from ${SUFFIXES} where ${all([range(pattern), ...conditions])} order by suffix, model_id limit ${limit}`;
   const inScope = all([...scope, ...terms.contains.map((pattern) => sql`search_text like ${pattern}`)]);
   // A suffix proves one word; the model's row proves the rest of the query (and a suffix left
   // from a model's earlier words, which the table's first fill may leave, proves nothing). The rows
@@ -173,27 +181,44 @@ function containingSql(filter: SearchFilter, terms: SearchTerms, scope: Sql[], r
   // read the scope's index (a manufacturer's every model) and filter it by the ids: the walk stays
   // a bare index range read in order that stops at the limit (where a narrowest word is read, its
   // range is shorter than it).
-  const holders = (pattern: string, ...conditions: Sql[]) =>
-    sql`select ${ranked('m')} from (select * from ${FROM} where id = any(array(${entries(pattern, ...conditions)})) offset 0) m
+  const holders = (pattern: string, limit: number, ...conditions: Sql[]) =>
+    sql`select ${ranked('m')} from (select * from ${FROM} where id = any(array(${entries(pattern, limit, ...conditions)})) offset 0) m
       where ${inScope}`;
   const rest = [filter.productTypeId, filter.mpn].some((value) => value !== undefined);
   if (terms.contains.length === 1 && terms.suffixes.length === 1 && !rest)
-    return sql`containing as materialized (${holders(terms.suffixes[0])})`;
+    return sql`containing as materialized (${holders(terms.suffixes[0], SIMILAR_CANDIDATES_MAX)})`;
 
   const everyWord = sql`select ${ranked('m')} from ${FROM} m where ${inScope}`;
   if (!terms.suffixes.length) return sql`containing as materialized (${everyWord})`;
   const counts = terms.suffixes.map(
     (pattern, word) =>
-      sql`select ${text(`${word}`)} as word, (select count(*) from (${entries(pattern)}) found) as found`,
+      sql`select ${text(`${word}`)} as word, (select count(*) from (${entries(pattern, SIMILAR_CANDIDATES_MAX)}) found) as found`,
   );
+  // Counted further only when every word reached SIMILAR_CANDIDATES_MAX, and only a short word
+  // (about a millisecond each): the trigram index's bitmap narrows by every longer word itself.
+  // A query without one plans none of it (half a millisecond).
+  const widerCounts = terms.suffixes.map((pattern, word) => {
+    const found = terms.shortSuffixes.includes(pattern)
+      ? sql`(select count(*) from (${entries(pattern, NARROW_WORD_MAX)}) found)`
+      : sql`${NARROW_WORD_MAX}::bigint`;
+    return sql`select ${text(`${word}`)} as word, ${found} as found
+      where (select min(found) from counts) >= ${SIMILAR_CANDIDATES_MAX}`;
+  });
+  const counted = terms.shortSuffixes.length
+    ? sql`counts as materialized (${join(counts, ' union all ')}),
+      wider_counts as materialized (${join(widerCounts, ' union all ')}),
+      every_count as (select * from counts where found < ${SIMILAR_CANDIDATES_MAX} union all select * from wider_counts)`
+    : sql`every_count as materialized (${join(counts, ' union all ')})`;
+  // The most holders of the narrowest word that are read rather than the trigram index's bitmap.
+  const broad = terms.shortSuffixes.length ? NARROW_WORD_MAX : SIMILAR_CANDIDATES_MAX;
   const narrowest = terms.suffixes.map(
     (pattern, word) =>
-      sql`(${holders(pattern, text(`(select word from narrowest) = ${word}`), sql`(select found from narrowest) < ${SIMILAR_CANDIDATES_MAX}`)})`,
+      sql`(${holders(pattern, broad, text(`(select word from narrowest) = ${word}`), sql`(select found from narrowest) < ${broad}`)})`,
   );
-  return sql`counts as materialized (${join(counts, ' union all ')}),
-    narrowest as materialized (select word, found from counts order by found, word limit 1),
+  return sql`${counted},
+    narrowest as materialized (select word, found from every_count order by found, word limit 1),
     containing as materialized (${join(narrowest, ' union all ')}
-      union all (${everyWord} and (select found from narrowest) >= ${SIMILAR_CANDIDATES_MAX}))`;
+      union all (${everyWord} and (select found from narrowest) >= ${broad}))`;
 }
 
 export async function searchModels(knex: Knex, filter: SearchFilter): Promise<ModelRow[]> {

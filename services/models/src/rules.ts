@@ -36,6 +36,11 @@ export function searchTextOf(name: string, mpn: string, aliases: string[]): stri
 export const SIMILAR_CANDIDATES_MAX = 1000;
 /** The shortest word that makes a search look inside names: the trigram index needs three characters. */
 export const CONTAINS_MIN_LENGTH = 3;
+/**
+ * The shortest suffix models.search_suffixes keeps: a two-character word ("s2", "12") has no
+ * trigram, so its suffixes are what can narrow a search that holds it.
+ */
+export const SUFFIX_MIN_LENGTH = 2;
 
 /** What a non-strict search looks for. */
 export interface SearchTerms {
@@ -51,10 +56,12 @@ export interface SearchTerms {
   contains: string[];
   /**
    * LIKE patterns of a word's suffix (models.search_suffixes) starting with a distinct word of at
-   * least CONTAINS_MIN_LENGTH characters, the shortest suffix that table keeps; empty when
+   * least SUFFIX_MIN_LENGTH characters, the shortest suffix that table keeps; empty when
    * `contains` is.
    */
   suffixes: string[];
+  /** Those of `suffixes` whose word is shorter than CONTAINS_MIN_LENGTH: the trigram index cannot narrow by it. */
+  shortSuffixes: string[];
 }
 
 export function searchTerms(query: string): SearchTerms | null {
@@ -63,14 +70,16 @@ export function searchTerms(query: string): SearchTerms | null {
   const phrase = words.join(' ');
   const distinct = [...new Set(words)];
   const looksInside = distinct.some((word) => word.length >= CONTAINS_MIN_LENGTH);
+  // Counted in characters, as the database cuts suffixes, not in UTF-16 units.
+  const suffixWords = looksInside ? distinct.filter((word) => [...word].length >= SUFFIX_MIN_LENGTH) : [];
   return {
     phrase,
     prefix: `${escapeLike(phrase)}%`,
     contains: looksInside ? distinct.map((word) => `%${escapeLike(word)}%`) : [],
-    // Counted in characters, as the database cuts suffixes, not in UTF-16 units.
-    suffixes: looksInside
-      ? distinct.filter((word) => [...word].length >= CONTAINS_MIN_LENGTH).map((word) => `${escapeLike(word)}%`)
-      : [],
+    suffixes: suffixWords.map((word) => `${escapeLike(word)}%`),
+    shortSuffixes: suffixWords
+      .filter((word) => [...word].length < CONTAINS_MIN_LENGTH)
+      .map((word) => `${escapeLike(word)}%`),
   };
 }
 

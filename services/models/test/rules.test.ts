@@ -26,12 +26,14 @@ describe('search terms', () => {
       prefix: 'galaxy s24 galaxy%',
       contains: ['%galaxy%', '%s24%'],
       suffixes: ['galaxy%', 's24%'],
+      shortSuffixes: [],
     });
     expect(searchTerms('100% a_b c\\d')).toEqual({
       phrase: '100% a_b c\\d',
       prefix: '100\\% a\\_b c\\\\d%',
       contains: ['%100\\%%', '%a\\_b%', '%c\\\\d%'],
       suffixes: ['100\\%%', 'a\\_b%', 'c\\\\d%'],
+      shortSuffixes: [],
     });
     expect(searchTerms('   ')).toBeNull();
   });
@@ -41,11 +43,14 @@ describe('search terms', () => {
     expect(searchTerms('x1 car')?.contains).toEqual(['%x1%', '%car%']);
   });
 
-  it('reads suffixes only for words of at least three characters, counted as the database counts them', () => {
-    expect(searchTerms('x1 car')?.suffixes).toEqual(['car%']);
-    // Two characters, four UTF-16 units: the suffixes table holds no suffix this short.
-    expect(searchTerms('😀😀 car')?.suffixes).toEqual(['car%']);
-    expect(searchTerms('😀😀 x1')).toMatchObject({ contains: ['%😀😀%', '%x1%'], suffixes: [] });
+  it('reads suffixes for words of at least two characters, counted as the database counts them', () => {
+    expect(searchTerms('x1 car')).toMatchObject({ suffixes: ['x1%', 'car%'], shortSuffixes: ['x1%'] });
+    expect(searchTerms('x car')).toMatchObject({ suffixes: ['car%'], shortSuffixes: [] });
+    // Two characters, four UTF-16 units: a short word, without a trigram.
+    expect(searchTerms('😀😀 car')).toMatchObject({ suffixes: ['😀😀%', 'car%'], shortSuffixes: ['😀😀%'] });
+    // Four characters in four UTF-16 units.
+    expect(searchTerms('😀😀😀😀 x1')).toMatchObject({ suffixes: ['😀😀😀😀%', 'x1%'], shortSuffixes: ['x1%'] });
+    expect(searchTerms('x1 s2')).toMatchObject({ suffixes: [], shortSuffixes: [] });
   });
 
   it('covers name, mpn and aliases in one lower-cased text', () => {

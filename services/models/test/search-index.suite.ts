@@ -122,6 +122,36 @@ export function searchIndexSuite(infra: boolean): void {
     expect(broadPlan).toMatch(/on models m_\d+ \(actual rows=1000(\.00)? /);
   });
 
+  it('reads the suffixes of a short word held by more models than tier 2 ranks when the other word is broad', async () => {
+    // Every model holds "alias"; a two-character piece of hex is held by a tenth of them, which
+    // the trigram index cannot narrow by (it has no trigram).
+    const { piece, entries } = (
+      await knex.raw(
+        `select left(suffix, 2) as piece, count(*)::int as entries from models.search_suffixes
+          where suffix ~ '^[0-9a-f]{2}' group by 1 having count(*) > ? order by count(*) limit 1`,
+        [SIMILAR_CANDIDATES_MAX],
+      )
+    ).rows[0];
+    expect(entries).toBeLessThan(5000);
+    const search = searchSql({ model: `alias ${piece}`, limit: 10 });
+    const searchPlan = await plan(knex, search.sql, search.bindings, 'analyze, costs off, timing off');
+    expect(searchPlan).not.toMatch(/Bitmap Index Scan on models_search_trgm \(actual/);
+    expect(searchPlan).toMatch(
+      new RegExp(`on search_suffixes search_suffixes_\\d+ \\(actual rows=${entries}(\\.00)? `),
+    );
+    const res = await hub.request(
+      'GET',
+      `/api/v3/models?model=${encodeURIComponent(`Alias ${piece.toUpperCase()}`)}&limit=100`,
+      {
+        token: DEMO_TOKENS.elkjop,
+      },
+    );
+    expect(res.status).toBe(200);
+    expect(res.body).toHaveLength(100);
+    for (const model of res.body as Array<{ name: string; mpn: string; aliases: string[] }>)
+      expect([model.name, model.mpn, ...model.aliases].join(' ').toLowerCase()).toContain(piece);
+  });
+
   it('answers a search within a manufacturer from an index too', async () => {
     const { sql, bindings } = searchSql({ manufacturerId: 2, model: '7771', limit: 10 });
     expect(await plan(knex, sql, bindings)).toMatch(/Index|Bitmap/);
