@@ -197,16 +197,17 @@ function containingSql(filter: SearchFilter, terms: SearchTerms, scope: Sql[], r
   // Counted further only when every word reached SIMILAR_CANDIDATES_MAX, and only a short word
   // (about a millisecond each): the trigram index's bitmap narrows by every longer word itself.
   // A query without one plans none of it (half a millisecond).
-  const widerCounts = terms.suffixes.map((pattern, word) => {
-    const found = terms.shortSuffixes.includes(pattern)
-      ? sql`(select count(*) from (${entries(pattern, NARROW_WORD_MAX)}) found)`
-      : sql`${NARROW_WORD_MAX}::bigint`;
-    return sql`select ${text(`${word}`)} as word, ${found} as found
-      where (select min(found) from counts) >= ${SIMILAR_CANDIDATES_MAX}`;
-  });
+  const widerCounts = () =>
+    terms.suffixes.map((pattern, word) => {
+      const found = terms.shortSuffixes.includes(pattern)
+        ? sql`(select count(*) from (${entries(pattern, NARROW_WORD_MAX)}) found)`
+        : sql`${NARROW_WORD_MAX}::bigint`;
+      return sql`select ${text(`${word}`)} as word, ${found} as found
+        where (select min(found) from counts) >= ${SIMILAR_CANDIDATES_MAX}`;
+    });
   const counted = terms.shortSuffixes.length
     ? sql`counts as materialized (${join(counts, ' union all ')}),
-      wider_counts as materialized (${join(widerCounts, ' union all ')}),
+      wider_counts as materialized (${join(widerCounts(), ' union all ')}),
       every_count as (select * from counts where found < ${SIMILAR_CANDIDATES_MAX} union all select * from wider_counts)`
     : sql`every_count as materialized (${join(counts, ' union all ')})`;
   // The most holders of the narrowest word that are read rather than the trigram index's bitmap.
