@@ -156,6 +156,8 @@ describe('a case the partner approves', () => {
       guid,
       orderData: { serviceProviderExportStatus: true },
     });
+    // The proposal's webhook can arrive before the simulation records that it waits for the answer.
+    await waitFor(async () => (await simulationOf(guid)).step === 'answer', 'the simulation to wait for the answer');
     const waiting = await simulationOf(guid);
     expect(waiting).toMatchObject({ guid, providerId: WORKSHOP.providerId, state: 'running', step: 'answer' });
     // It looks for the answer again and again, and waits.
