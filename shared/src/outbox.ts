@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Knex } from 'knex';
 import type { ServiceSchema, Service, ServiceSettingSchema } from 'moleculer';
+import { createIndexesConcurrently, dropIndexesConcurrently } from './concurrent-indexes';
 import type { DbService } from './db.mixin';
 import type { AgedTable, RetentionRule } from './retention';
 
@@ -150,14 +151,15 @@ interface OutboxRow {
 }
 
 /**
- * Relays find the leased events of a case through this index: few rows (those in flight), so a
- * claim costs the same whatever the backlog.
+ * Relays found the leased events of a case through this index (few rows: those in flight), until
+ * `outbox_leases` took its place (`indexLeasesByCase`).
  */
 export async function indexLeasedEvents(knex: Knex, schema: string): Promise<void> {
-  await knex.raw(
-    'create index outbox_leased on ??.outbox (case_guid) where published_at is null and lease_until is not null',
-    [schema],
-  );
+  await knex.raw(`create index outbox_leased on ${leasedEventsOf(schema)}`);
+}
+
+function leasedEventsOf(schema: string): string {
+  return `${schema}.outbox (case_guid) where published_at is null and lease_until is not null`;
 }
 
 export async function dropLeasedEventsIndex(knex: Knex, schema: string): Promise<void> {
@@ -165,20 +167,49 @@ export async function dropLeasedEventsIndex(knex: Knex, schema: string): Promise
 }
 
 /**
+ * Leased events by case, for a claim to skip the later events of a case another relay holds.
+ * Its condition names the lease alone: a relay clears the lease as it marks an event handed
+ * over, so it holds the same rows as `outbox_leased`, but a query that finds leases without
+ * asking for unpublished events can use no other index. Asked for both, a planner that expects
+ * few pending events took the index of pending events instead and read every one of them for
+ * each claim. Any published event still leased (none should be) loses its lease first.
+ */
+export async function indexLeasesByCase(knex: Knex, schema: string): Promise<void> {
+  await knex.raw('update ??.outbox set lease_until = null where published_at is not null and lease_until is not null', [
+    schema,
+  ]);
+  await createIndexesConcurrently(knex, schema, {
+    outbox_leases: `${schema}.outbox (case_guid) where lease_until is not null`,
+  });
+  await dropIndexesConcurrently(knex, schema, ['outbox_leased']);
+}
+
+/** Gives the relays `outbox_leased` back in place of `outbox_leases`. */
+export async function unindexLeasesByCase(knex: Knex, schema: string): Promise<void> {
+  await createIndexesConcurrently(knex, schema, { outbox_leased: leasedEventsOf(schema) });
+  await dropIndexesConcurrently(knex, schema, ['outbox_leases']);
+}
+
+/**
  * Claims a batch of pending events for this relay; rows leased by another relay are skipped, and
- * so is every later event of their cases: a case's events reach the webhooks service in the order
- * they were written even with several instances relaying (receivers number a case's events in
- * that order, docs/webhooks.md). The leased events (few: those in flight) are read once per claim:
- * checked per pending event instead, a planner whose statistics predate a burst of events read
- * every pending event for each one (hundreds of milliseconds a claim at 20,000 pending). Claims
- * take turns under an advisory lock taken in a statement
- * of its own, so each claim's snapshot holds the leases of the claim before it.
+ * so is every other pending event of their cases: a case's events reach the webhooks service in
+ * the order they were written even with several instances relaying (receivers number a case's
+ * events in that order, docs/webhooks.md). Claims take turns under an advisory lock taken in a
+ * statement of its own, so each claim's snapshot holds the leases of the claim before it.
+ *
+ * The claim walks the pending events in the order of their ids and stops at the batch's size; the
+ * cases it skips are read once, from the index of leases (`outbox_leases`), and looked up in a
+ * hash: a claim reads the rows it takes and those in flight, whatever the backlog. Sorting is
+ * turned off for the claim's transaction so that the planner keeps to that walk: a planner that
+ * expects few pending events (the statistics of an outbox that is usually empty, or of one taken
+ * before a burst) otherwise read every pending event and sorted them for each claim, 20 ms a claim
+ * at 20,000 pending, so that a burst cost the database the square of its size.
  *
  * The lock and the claim go to the database as one query of two statements, which Postgres runs
- * as one transaction (the lock is held to its end, a failure rolls both back) with a snapshot per
- * statement: one round trip per claim instead of four, on the path of every event. Multiple
- * statements need the simple query protocol, which takes no parameters, so the values are
- * written into the text by knex's own quoting.
+ * as one transaction (the lock and the setting are held to its end, a failure rolls both back)
+ * with a snapshot per statement: one round trip per claim instead of four, on the path of every
+ * event. Multiple statements need the simple query protocol, which takes no parameters, so the
+ * values are written into the text by knex's own quoting.
  */
 export async function claimPendingEvents(
   knex: Knex,
@@ -186,24 +217,27 @@ export async function claimPendingEvents(
   limit: number,
   leaseMs: number,
 ): Promise<OutboxRow[]> {
-  const lock = knex.raw('select pg_advisory_xact_lock(hashtext(?))', [`outbox-claim:${schema}`]).toQuery();
+  const lockAndWalkInOrder = knex
+    .raw(
+      `select pg_advisory_xact_lock(hashtext(?)), set_config('enable_sort', 'off', true),
+              set_config('enable_seqscan', 'off', true)`,
+      [`outbox-claim:${schema}`],
+    )
+    .toQuery();
   const claim = knex
     .raw(
       `update ??.outbox set lease_until = now() + (? * interval '1 millisecond')
-        where id in (with leased as materialized (
-                       select e.case_guid, min(e.id) as first_id from ??.outbox e
-                        where e.published_at is null and e.lease_until is not null and e.lease_until >= now()
-                        group by e.case_guid
-                     )
-                     select o.id from ??.outbox o
+        where id in (select o.id from ??.outbox o
                       where o.published_at is null and (o.lease_until is null or o.lease_until < now())
-                        and not exists (select 1 from leased l where l.case_guid = o.case_guid and l.first_id < o.id)
+                        and (o.case_guid is null
+                             or o.case_guid not in (select e.case_guid from ??.outbox e
+                                                     where e.lease_until >= now() and e.case_guid is not null))
                       order by o.id limit ? for update of o skip locked)
         returning id, event_id, type, case_guid, audience, payload, occurred_at`,
       [schema, leaseMs, schema, schema, limit],
     )
     .toQuery();
-  const results = (await knex.raw(`${lock};\n${claim}`)) as Array<{ rows: OutboxRow[] }>;
+  const results = (await knex.raw(`${lockAndWalkInOrder};\n${claim}`)) as Array<{ rows: OutboxRow[] }>;
   return results[1].rows.sort((a, b) => a.id - b.id);
 }
 

@@ -108,3 +108,62 @@ it("hands on every event once, each case's in the order written, with four relay
     expect(rounds).toEqual(Array.from({ length: perCase }, (__, round) => round));
   });
 }, 60_000);
+
+describe('a claim behind a burst of 20,000 events', () => {
+  const BURST = 20_000;
+
+  /** Writes the burst in one statement, each event (labelled by its place in it) its own case but every tenth, which has none. */
+  async function writeBurst() {
+    await database.knex.raw(
+      `insert into probe.outbox (event_id, type, case_guid, audience, payload)
+       select gen_random_uuid(), 'note.written', case when n % 10 = 0 then null else gen_random_uuid() end, '{}',
+              jsonb_build_object('label', n)
+         from generate_series(1, ?) as n`,
+      [BURST],
+    );
+  }
+
+  /**
+   * Claims `limit` in a transaction of the test's own, and answers what it took with the rows it
+   * read of the outbox, as the server counts them: its connection's counts (which hold what earlier
+   * transactions there read, until the server collects them) after the claim less before it.
+   */
+  async function claimCountingReads(limit: number) {
+    return inTransaction(database.knex, async (trx) => {
+      const rowsRead = async () => {
+        const read = await trx.raw(
+          `select coalesce(sum(seq_tup_read + idx_tup_fetch), 0) as rows from pg_stat_xact_user_tables
+            where schemaname = 'probe' and relname = 'outbox'`,
+        );
+        return Number((read.rows[0] as { rows: string }).rows);
+      };
+      const before = await rowsRead();
+      const rows = await claimPendingEvents(trx, 'probe', limit, LEASE_MS);
+      return { labels: rows.map((row) => Number(row.payload.label)), read: (await rowsRead()) - before };
+    });
+  }
+
+  async function expectClaimsToReadWhatTheyTake() {
+    // Batches stay in flight (leased, not yet handed over) while the next are claimed.
+    for (let batch = 0; batch < 5; batch++) {
+      const { labels, read } = await claimCountingReads(100);
+      expect(labels).toEqual(Array.from({ length: 100 }, (_, i) => batch * 100 + i + 1));
+      const inFlight = batch * 100;
+      expect(read).toBeLessThanOrEqual(3 * (labels.length + inFlight));
+    }
+  }
+
+  it('reads the events it takes and those in flight, before the outbox was ever analyzed', async () => {
+    await writeBurst();
+    await expectClaimsToReadWhatTheyTake();
+  }, 60_000);
+
+  it('reads the events it takes and those in flight, when the statistics knew only events handed over', async () => {
+    // A hub keeps the events it handed over for a while, so those are what its statistics see.
+    await writeBurst();
+    await database.knex('probe.outbox').update({ published_at: database.knex.fn.now() });
+    await database.knex.raw('analyze probe.outbox');
+    await writeBurst();
+    await expectClaimsToReadWhatTheyTake();
+  }, 60_000);
+});
