@@ -167,8 +167,8 @@ export async function dropLeasedEventsIndex(knex: Knex, schema: string): Promise
 }
 
 /**
- * Leased events by case, for a claim to skip the later events of a case another relay holds.
- * Its condition names the lease alone: a relay clears the lease as it marks an event handed
+ * Leased events by case, for a claim to skip the cases another relay holds an event of. Its
+ * condition names the lease alone: a relay clears the lease as it marks an event handed
  * over, so it holds the same rows as `outbox_leased`, but a query that finds leases without
  * asking for unpublished events can use no other index. Asked for both, a planner that expects
  * few pending events took the index of pending events instead and read every one of them for
@@ -198,9 +198,10 @@ export async function unindexLeasesByCase(knex: Knex, schema: string): Promise<v
  * statement of its own, so each claim's snapshot holds the leases of the claim before it.
  *
  * The claim walks the pending events in the order of their ids and stops at the batch's size; the
- * cases it skips are read once, from the index of leases (`outbox_leases`), and looked up in a
- * hash: a claim reads the rows it takes and those in flight, whatever the backlog. Sorting is
- * turned off for the claim's transaction so that the planner keeps to that walk: a planner that
+ * cases it skips are read once, from the index of leases (`outbox_leases`), into a hash (the
+ * subquery does not depend on the row, so Postgres hashes it): a claim reads the rows it takes
+ * and those in flight, whatever the backlog. Sorting and sequential scans are turned off for the
+ * claim's transaction so that the planner keeps to that walk and that index: a planner that
  * expects few pending events (the statistics of an outbox that is usually empty, or of one taken
  * before a burst) otherwise read every pending event and sorted them for each claim, 20 ms a claim
  * at 20,000 pending, so that a burst cost the database the square of its size.
