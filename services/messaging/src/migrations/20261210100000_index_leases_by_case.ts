@@ -1,7 +1,11 @@
+/**
+ * The relays' claims read the cases in flight through an index that the index of pending events
+ * cannot stand in for (`indexLeasesByCase`, shared outbox.ts). Built concurrently, so the outbox
+ * keeps taking events meanwhile.
+ */
 import type { Knex } from 'knex';
 import { indexLeasesByCase, unindexLeasesByCase } from '@hub/shared';
 
-/** A relay's claim finds the cases of leased events by an index no other query shape can take (shared outbox.ts). */
 export const config = { transaction: false };
 
 export async function up(knex: Knex): Promise<void> {
