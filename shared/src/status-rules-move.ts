@@ -23,9 +23,12 @@ async function exists(knex: Knex, table: string): Promise<boolean> {
 /**
  * Copies each old table's rows into the catalog's and drops it. Before the catalog's tables
  * exist, an old table is dropped only when empty (a new database); one with rows waits for the
- * catalog's migration.
+ * catalog's migration. The two services' migrations take turns (each runs in a transaction,
+ * which holds the lock to its end): on a new database both run at once, and one dropped an old
+ * table between the other's look for it and its read.
  */
 export async function moveStatusRulesToCatalog(knex: Knex): Promise<void> {
+  await knex.raw(`select pg_advisory_xact_lock(hashtext('hub.moveStatusRulesToCatalog'))`);
   for (const { from, to, columns } of MOVES) {
     if (!(await exists(knex, from))) continue;
     if (await exists(knex, to)) {
