@@ -178,6 +178,30 @@ it('checks each candidate for an earlier pending delivery of its case with a loo
   expect(claim).not.toMatch(/Anti Join/);
 });
 
+it('checks each candidate through the index of its case whatever the size of the deliveries it was planned at', async () => {
+  // Planned afresh at each size, as a plan made once while a burst began is kept for a connection's life.
+  const plans = await plansOf(async (trx) => {
+    await trx.raw('set local plan_cache_mode = force_custom_plan');
+    for (let size = 0; size < 400; size += 20) {
+      await trx.raw(`insert into webhooks.deliveries (event_id, webhook_id, subscription_id, event_type, case_guid, payload, occurred_at)
+        select gen_random_uuid(), 'msg_size_' || gen_random_uuid(), 1, 'costProposal.created', gen_random_uuid(), '{}', now()
+          from generate_series(1, 20)`);
+      await claimDue(trx, TEST_WORKER, 1, 60_000, [], 1);
+    }
+  });
+  const claims = plans.filter((plan) => plan.includes('Update on deliveries'));
+  expect(claims).toHaveLength(20);
+  const scansOf = (plan: string, alias: string) =>
+    [...plan.matchAll(new RegExp(`Scan (?:using (\\S+) )?on \\S+ ${alias}_\\d+`, 'g'))].map(([, index]) => index);
+  for (const claim of claims) {
+    const chosen = claim.slice(claim.indexOf('CTE chosen'), claim.indexOf('CTE leased'));
+    expect(scansOf(chosen, 'e').length * scansOf(chosen, 'd').length).toBeGreaterThan(0);
+    // Seen before: the index of due deliveries or of a subscription's, read whole by subscription for each candidate.
+    for (const index of scansOf(chosen, 'e')) expect(index).toMatch(/pending_of_case|case_guid/);
+    for (const index of scansOf(chosen, 'd')) expect(index).toMatch(/_due$|subscription_id_next_attempt/);
+  }
+});
+
 it('finds the deliveries it records by their ids, not by reading them all', async () => {
   // Finished ones, which no worker claims: 8,000 rows new to the planner, as a burst leaves them.
   await sql.raw(`insert into webhooks.deliveries (event_id, webhook_id, subscription_id, event_type, payload, occurred_at, state, finished_at)

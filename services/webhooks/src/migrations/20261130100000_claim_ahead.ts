@@ -48,17 +48,24 @@ export function claimDueFunction(checkPerCandidate: boolean, leasedRows: 'whole'
       room as (
         select id, max_in_flight - others as cap, depth * (max_in_flight - others) - unfinished as free from leases
       ),
-${chosenDeliveries(checkPerCandidate)}
+${chosenDeliveries(earlierOfCaseToItsSubscription(checkPerCandidate))}
 ${leasedRows === 'whole' ? WHOLE_ROWS_LEASED : USED_ROWS_LEASED};
     end
     $$`;
 }
 
+/** Whether a candidate `d` has an earlier pending delivery of its case to its subscription. */
+export function earlierOfCaseToItsSubscription(checkPerCandidate: boolean): string {
+  return `exists (select 1 from webhooks.deliveries e
+                               where e.subscription_id = d.subscription_id and e.case_guid = d.case_guid
+                                 and e.state = 'pending' and e.id < d.id${checkPerCandidate ? ' offset 0' : ''})`;
+}
+
 /**
  * The due deliveries a claim takes of each subscription's free room (`room`: id, cap, free), the
- * oldest of each case alone, most overdue first, locked.
+ * oldest of each case alone (none for which `earlierOfCase` holds), most overdue first, locked.
  */
-export function chosenDeliveries(checkPerCandidate: boolean): string {
+export function chosenDeliveries(earlierOfCase: string): string {
   return `
       chosen as (
         select due.id, due.occurred_at, room.id as subscription_id, room.cap from room
@@ -66,9 +73,7 @@ export function chosenDeliveries(checkPerCandidate: boolean): string {
            select d.id, d.occurred_at, d.next_attempt_at from webhooks.deliveries d
             where d.subscription_id = room.id and d.state = 'pending' and d.next_attempt_at <= now()
               and (d.lease_until is null or d.lease_until < now())
-              and not exists (select 1 from webhooks.deliveries e
-                               where e.subscription_id = d.subscription_id and e.case_guid = d.case_guid
-                                 and e.state = 'pending' and e.id < d.id${checkPerCandidate ? ' offset 0' : ''})
+              and not ${earlierOfCase}
             order by d.next_attempt_at, d.id
             limit greatest(room.free, 0)
             for update of d skip locked

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import {
   chosenDeliveries,
   claimDueFunction,
+  earlierOfCaseToItsSubscription,
   LEASED_AND_THEIR_SUBSCRIPTIONS,
   LEASED_AS_USED,
 } from './20261130100000_claim_ahead';
@@ -39,17 +40,29 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw('drop index webhooks.deliveries_leased');
   await setFillfactorOfDeliveries(knex, 50);
   await knex.raw('drop function webhooks.claim_due(jsonb, integer, integer, integer)');
-  await knex.raw(CLAIM_DUE);
+  await knex.raw(claimDueCountingLeases(earlierOfCaseToItsSubscription(true), {}));
   await knex.raw(RECORD_ATTEMPTS);
 }
 
-const CLAIM_DUE = `
-  create function webhooks.claim_due(worker uuid, held jsonb, max_count integer, lease_ms integer, depth integer)
+/**
+ * The claim function counting leases per worker, checking each candidate's case with
+ * `earlierOfCase`. Its statements are planned with `settings` (each put back before it returns,
+ * as a store's transaction goes on after its claim).
+ */
+export function claimDueCountingLeases(earlierOfCase: string, settings: Record<string, string>): string {
+  const names = Object.keys(settings);
+  const declared = names.length
+    ? `declare\n${names.map((name) => `    ${name}_before text := current_setting('${name}');\n`).join('')}  `
+    : '';
+  const set = names.map((name) => `\n    perform set_config('${name}', '${settings[name]}', true);`).join('');
+  const putBack = names.map((name) => `\n    perform set_config('${name}', ${name}_before, true);`).join('');
+  return `
+  create or replace function webhooks.claim_due(worker uuid, held jsonb, max_count integer, lease_ms integer, depth integer)
   returns setof jsonb
   language plpgsql volatile
   as $$
-  begin
-    perform set_config('synchronous_commit', 'off', true);
+  ${declared}begin
+    perform set_config('synchronous_commit', 'off', true);${set}
     perform pg_advisory_xact_lock(hashtext('webhooks.claimDue'));
     -- The counts of workers that died: their leases have all run out.
     delete from webhooks.held_leases where until < now();
@@ -66,7 +79,7 @@ const CLAIM_DUE = `
                             where h.subscription_id = s.id and h.worker_id <> worker) others
        where s.state = 'active'
     ),
-${chosenDeliveries(true)},${LEASED_AS_USED},
+${chosenDeliveries(earlierOfCase)},${LEASED_AS_USED},
     holding as (
       select subscription_id, sum(leases) as leases from (
         select subscription_id, leases from mine
@@ -83,9 +96,10 @@ ${chosenDeliveries(true)},${LEASED_AS_USED},
       delete from webhooks.held_leases h
        where h.worker_id = worker and h.subscription_id not in (select subscription_id from holding)
     )
-${LEASED_AND_THEIR_SUBSCRIPTIONS};
+${LEASED_AND_THEIR_SUBSCRIPTIONS};${putBack}
   end
   $$`;
+}
 
 const RECORD_ATTEMPTS = `
   create function webhooks.record_attempts(worker uuid, outcomes jsonb)
