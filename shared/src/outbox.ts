@@ -192,15 +192,18 @@ export async function unindexLeasesByCase(knex: Knex, schema: string): Promise<v
 
 /**
  * Claims a batch of pending events for this relay; rows leased by another relay are skipped, and
- * so is every other pending event of their cases: a case's events reach the webhooks service in
+ * so is every later pending event of their cases: a case's events reach the webhooks service in
  * the order they were written even with several instances relaying (receivers number a case's
- * events in that order, docs/webhooks.md). Claims take turns under an advisory lock taken in a
- * statement of its own, so each claim's snapshot holds the leases of the claim before it.
+ * events in that order, docs/webhooks.md). An earlier event of such a case (its transaction
+ * committed after the later one was claimed) goes at once. Claims take turns under an advisory
+ * lock taken in a statement of its own, so each claim's snapshot holds the leases of the claim
+ * before it.
  *
  * The claim walks the pending events in the order of their ids and stops at the batch's size; the
  * cases it skips are read once, from the index of leases (`outbox_leases`), into a hash (the
- * subquery does not depend on the row, so Postgres hashes it): a claim reads the rows it takes
- * and those in flight, whatever the backlog. Sorting and sequential scans are turned off for the
+ * subquery does not depend on the row, so Postgres hashes it), and only an event whose case is
+ * among them looks up where its case's leases begin: a claim reads the rows it takes and those
+ * in flight, whatever the backlog. Sorting and sequential scans are turned off for the
  * claim's transaction so that the planner keeps to that walk and that index: a planner that
  * expects few pending events (the statistics of an outbox that is usually empty, or of one taken
  * before a burst) otherwise read every pending event and sorted them for each claim, 20 ms a claim
@@ -232,10 +235,12 @@ export async function claimPendingEvents(
                       where o.published_at is null and (o.lease_until is null or o.lease_until < now())
                         and (o.case_guid is null
                              or o.case_guid not in (select e.case_guid from ??.outbox e
-                                                     where e.lease_until >= now() and e.case_guid is not null))
+                                                     where e.lease_until >= now() and e.case_guid is not null)
+                             or o.id < (select min(e.id) from ??.outbox e
+                                         where e.case_guid = o.case_guid and e.lease_until >= now()))
                       order by o.id limit ? for update of o skip locked)
         returning id, event_id, type, case_guid, audience, payload, occurred_at`,
-      [schema, leaseMs, schema, schema, limit],
+      [schema, leaseMs, schema, schema, schema, limit],
     )
     .toQuery();
   const results = (await knex.raw(`${lockAndWalkInOrder};\n${claim}`)) as Array<{ rows: OutboxRow[] }>;

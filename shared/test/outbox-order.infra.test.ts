@@ -77,6 +77,23 @@ it('skips a case whose earlier event another relay holds, until that one is hand
   expect((await claim(10)).labels).toEqual(['x2', 'x3']);
 });
 
+it('hands on an earlier event of a case at once while another relay holds a later one', async () => {
+  // A transaction that commits after a later one's event was claimed leaves its earlier event behind that claim.
+  const x = randomUUID();
+  await write([
+    [x, 'x1'],
+    [x, 'x2'],
+    [x, 'x3'],
+  ]);
+  const [, later] = (await database.knex('probe.outbox').where({ case_guid: x }).orderBy('id').pluck('id')) as number[];
+  await database
+    .knex('probe.outbox')
+    .where({ id: later })
+    .update({ lease_until: database.knex.raw("now() + interval '1 day'") });
+  expect((await claim(10)).labels).toEqual(['x1']);
+  expect((await claim(10)).labels).toEqual([]);
+});
+
 it("hands on every event once, each case's in the order written, with four relays claiming at once", async () => {
   const cases = Array.from({ length: 8 }, () => randomUUID());
   const perCase = 12;
