@@ -25,48 +25,47 @@ import { claimDueCountingLeases } from './20261208100000_count_leases_per_worker
 
 export const config = { transaction: false };
 
-const DELIVERIES = 'webhooks.deliveries';
-
 const EARLIER_OF_CASE_LOOKED_UP_BY_CASE = `exists (select 1 from webhooks.deliveries e
                                where e.case_guid = d.case_guid and e.subscription_id + 0 = d.subscription_id
                                  and e.state = 'pending' and e.id + 0 < d.id offset 0)`;
 
+/** The claim's indexes of pending deliveries, each by the end of its name (`deliveries_<end>`). */
+const LOOKED_UP_BY_CASE = {
+  pending_of_case: `(case_guid, subscription_id, id) where state = 'pending'`,
+  due: `(subscription_id, next_attempt_at, id) where state = 'pending' and next_attempt_at is not null`,
+};
+const LOOKED_UP_BY_SUBSCRIPTION = {
+  case_order: `(subscription_id, case_guid, id) where state = 'pending'`,
+  due_per_subscription: `(subscription_id, next_attempt_at, id) where state = 'pending'`,
+};
+
 export async function up(knex: Knex): Promise<void> {
-  await createPartitionedIndexConcurrently(
+  await claimWith(
     knex,
-    DELIVERIES,
-    'deliveries_pending_of_case',
-    'pending_of_case',
-    `(case_guid, subscription_id, id) where state = 'pending'`,
+    LOOKED_UP_BY_CASE,
+    claimDueCountingLeases(EARLIER_OF_CASE_LOOKED_UP_BY_CASE, { enable_seqscan: 'off', jit: 'off' }),
+    LOOKED_UP_BY_SUBSCRIPTION,
   );
-  await createPartitionedIndexConcurrently(
-    knex,
-    DELIVERIES,
-    'deliveries_due',
-    'due',
-    `(subscription_id, next_attempt_at, id) where state = 'pending' and next_attempt_at is not null`,
-  );
-  await knex.raw(claimDueCountingLeases(EARLIER_OF_CASE_LOOKED_UP_BY_CASE, { enable_seqscan: 'off', jit: 'off' }));
-  await knex.raw('drop index webhooks.deliveries_case_order');
-  await knex.raw('drop index webhooks.deliveries_due_per_subscription');
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await createPartitionedIndexConcurrently(
+  await claimWith(
     knex,
-    DELIVERIES,
-    'deliveries_due_per_subscription',
-    'due_per_subscription',
-    `(subscription_id, next_attempt_at, id) where state = 'pending'`,
+    LOOKED_UP_BY_SUBSCRIPTION,
+    claimDueCountingLeases(earlierOfCaseToItsSubscription(true), {}),
+    LOOKED_UP_BY_CASE,
   );
-  await createPartitionedIndexConcurrently(
-    knex,
-    DELIVERIES,
-    'deliveries_case_order',
-    'case_order',
-    `(subscription_id, case_guid, id) where state = 'pending'`,
-  );
-  await knex.raw(claimDueCountingLeases(earlierOfCaseToItsSubscription(true), {}));
-  await knex.raw('drop index webhooks.deliveries_due');
-  await knex.raw('drop index webhooks.deliveries_pending_of_case');
+}
+
+/** Builds `indexes`, makes the claim function `claimDue`, then drops the indexes it replaces. */
+async function claimWith(
+  knex: Knex,
+  indexes: Record<string, string>,
+  claimDue: string,
+  replaced: Record<string, string>,
+): Promise<void> {
+  for (const [end, definition] of Object.entries(indexes))
+    await createPartitionedIndexConcurrently(knex, 'webhooks.deliveries', `deliveries_${end}`, end, definition);
+  await knex.raw(claimDue);
+  for (const end of Object.keys(replaced)) await knex.raw(`drop index webhooks.deliveries_${end}`);
 }
