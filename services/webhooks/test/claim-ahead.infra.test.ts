@@ -197,8 +197,28 @@ it('checks each candidate through the index of its case whatever the size of the
     const chosen = claim.slice(claim.indexOf('CTE chosen'), claim.indexOf('CTE leased'));
     expect(scansOf(chosen, 'e').length * scansOf(chosen, 'd').length).toBeGreaterThan(0);
     // Seen before: the index of due deliveries or of a subscription's, read whole by subscription for each candidate.
-    for (const index of scansOf(chosen, 'e')) expect(index).toMatch(/pending_of_case|case_guid/);
+    for (const index of scansOf(chosen, 'e')) expect(index).toMatch(/earlier_of_case|case_guid/);
     for (const index of scansOf(chosen, 'd')) expect(index).toMatch(/_due$|subscription_id_next_attempt/);
+  }
+});
+
+it("checks a candidate's case without reading its deliveries to the party's other subscriptions", async () => {
+  // A case pending to subscription 1 and to 30 others: a check by the case alone read and fetched all 31 for the candidate.
+  const plans = await plansOf(async (trx) => {
+    await trx.raw(`insert into webhooks.deliveries (event_id, webhook_id, subscription_id, event_type, case_guid, payload, occurred_at)
+      select gen_random_uuid(), 'msg_of_case_' || s, s, 'costProposal.created', '00000000-0000-4000-8000-0000000000ca',
+             '{}', now()
+        from generate_series(1, 31) s`);
+    await trx.raw(`analyze webhooks.deliveries`);
+    await claimDue(trx, TEST_WORKER, 1, 60_000, [], 1);
+  });
+  const claim = plans.find((plan) => plan.includes('Update on deliveries'))!;
+  const check = claim.slice(claim.indexOf('CTE chosen'), claim.indexOf('CTE leased'));
+  const caseScans = [...check.matchAll(/Scan using \S+ on \S+ e_\d+[^\n]*\n((?:[ \t]+(?!->)[^ \t\n][^\n]*\n)*)/g)];
+  expect(caseScans.length).toBeGreaterThan(0);
+  for (const [, details] of caseScans) {
+    expect(details).toMatch(/Index Cond: .*\(subscription_id \+ 0\) = .*\(id \+ 0\) </);
+    expect(details).not.toMatch(/Filter:/);
   }
 });
 
