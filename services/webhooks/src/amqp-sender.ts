@@ -27,6 +27,8 @@ const PUBLISH_ID_HEADER = 'hub-publish-id';
 
 export class AmqpChannels {
   private readonly open = new Map<string, Promise<OpenChannel>>();
+  /** The channels open now, so that a publish on one waits for nothing but its confirm. */
+  private readonly ready = new Map<string, OpenChannel>();
 
   constructor(private readonly resolver: TargetResolver) {}
 
@@ -40,6 +42,7 @@ export class AmqpChannels {
     const open: OpenChannel = { connection, socket: socketOf(connection), channel, returned: new Set() };
     const forget = () => {
       if (this.open.get(url) === opened) this.open.delete(url);
+      if (this.ready.get(url) === open) this.ready.delete(url);
     };
     const opened = Promise.resolve(open);
     channel.on('return', (message: ConsumeMessage) => {
@@ -55,6 +58,7 @@ export class AmqpChannels {
     connection.on('error', () => undefined);
     connection.on('close', forget);
     this.open.set(url, opened);
+    this.ready.set(url, open);
     return open;
   }
 
@@ -69,66 +73,23 @@ export class AmqpChannels {
     return opening;
   }
 
-  async publish(target: AmqpTarget, message: SignedMessage, timeoutMs: number): Promise<AttemptOutcome> {
-    let open: OpenChannel;
-    try {
-      open = await withDeadline(this.channelFor(target.url), timeoutMs);
-    } catch (err) {
-      const kind =
-        (err as { kind?: 'dns' | 'blocked_address' }).kind ??
-        ((err as Error).message === 'timeout' ? 'timeout' : 'connection');
-      return { ok: false, errorKind: kind, error: (err as Error).message };
-    }
-    const publishId = randomUUID();
-    const confirmed = new Promise<AttemptOutcome>((resolve) => {
-      try {
-        open.channel.publish(
-          '',
-          target.queue,
-          Buffer.from(message.body),
-          {
-            persistent: true,
-            mandatory: true,
-            contentType: 'application/json',
-            messageId: message.webhookId,
-            timestamp: message.timestampSeconds,
-            type: message.eventType,
-            headers: {
-              'webhook-id': message.webhookId,
-              'webhook-timestamp': String(message.timestampSeconds),
-              'webhook-signature': message.signature,
-              'webhook-event-type': message.eventType,
-              ...(message.caseSequence === null ? {} : { [CASE_SEQUENCE_HEADER]: String(message.caseSequence) }),
-              [PUBLISH_ID_HEADER]: publishId,
-            },
-          },
-          (err) => {
-            const returned = open.returned.delete(publishId);
-            if (err) {
-              const closed = /closed/i.test(err.message);
-              resolve({ ok: false, errorKind: closed ? 'amqp_closed' : 'amqp_nack', error: err.message });
-            } else if (returned) {
-              resolve({
-                ok: false,
-                errorKind: 'amqp_returned',
-                error: `The broker could not route the message to queue "${target.queue}"`,
-              });
-            } else {
-              resolve({ ok: true });
-            }
-          },
-        );
-      } catch (err) {
-        resolve({ ok: false, errorKind: 'amqp_closed', error: (err as Error).message });
-      }
-    });
-    holdWritesForThisTurn(open.socket);
-    try {
-      return await withDeadline(confirmed, timeoutMs);
-    } catch {
-      open.returned.delete(publishId);
-      return { ok: false, errorKind: 'timeout', error: `No confirm within ${timeoutMs} ms` };
-    }
+  /**
+   * Publishes on the target's open channel, or opens one first within the attempt's deadline.
+   * A publish on an open channel makes one promise and one timer: in a burst this is the path
+   * of every delivery, and each promise costs again for the request ids kept for logging.
+   */
+  publish(target: AmqpTarget, message: SignedMessage, timeoutMs: number): Promise<AttemptOutcome> {
+    const open = this.ready.get(target.url);
+    if (open) return publishConfirmed(open, target, message, timeoutMs);
+    const deadline = Date.now() + timeoutMs;
+    return withDeadline(this.channelFor(target.url), timeoutMs).then(
+      (opened) => publishConfirmed(opened, target, message, Math.max(deadline - Date.now(), 0)),
+      (err: Error) => {
+        const kind =
+          (err as { kind?: 'dns' | 'blocked_address' }).kind ?? (err.message === 'timeout' ? 'timeout' : 'connection');
+        return { ok: false, errorKind: kind, error: err.message };
+      },
+    );
   }
 
   async closeAll(): Promise<void> {
@@ -136,6 +97,71 @@ export class AmqpChannels {
     this.open.clear();
     await Promise.all(all.map((opening) => opening.then((open) => open.connection.close()).catch(() => undefined)));
   }
+}
+
+/** One persistent, mandatory publish, settled by its confirm, a return, the channel closing or `timeoutMs`. */
+function publishConfirmed(
+  open: OpenChannel,
+  target: AmqpTarget,
+  message: SignedMessage,
+  timeoutMs: number,
+): Promise<AttemptOutcome> {
+  const publishId = randomUUID();
+  return new Promise<AttemptOutcome>((resolve) => {
+    let settled = false;
+    const settle = (outcome: AttemptOutcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      open.returned.delete(publishId);
+      resolve(outcome);
+    };
+    const timer = setTimeout(
+      () => settle({ ok: false, errorKind: 'timeout', error: `No confirm within ${timeoutMs} ms` }),
+      timeoutMs,
+    );
+    try {
+      open.channel.publish(
+        '',
+        target.queue,
+        Buffer.from(message.body),
+        {
+          persistent: true,
+          mandatory: true,
+          contentType: 'application/json',
+          messageId: message.webhookId,
+          timestamp: message.timestampSeconds,
+          type: message.eventType,
+          headers: {
+            'webhook-id': message.webhookId,
+            'webhook-timestamp': String(message.timestampSeconds),
+            'webhook-signature': message.signature,
+            'webhook-event-type': message.eventType,
+            ...(message.caseSequence === null ? {} : { [CASE_SEQUENCE_HEADER]: String(message.caseSequence) }),
+            [PUBLISH_ID_HEADER]: publishId,
+          },
+        },
+        (err) => {
+          if (err) {
+            const closed = /closed/i.test(err.message);
+            settle({ ok: false, errorKind: closed ? 'amqp_closed' : 'amqp_nack', error: err.message });
+          } else if (open.returned.has(publishId)) {
+            settle({
+              ok: false,
+              errorKind: 'amqp_returned',
+              error: `The broker could not route the message to queue "${target.queue}"`,
+            });
+          } else {
+            settle({ ok: true });
+          }
+        },
+      );
+    } catch (err) {
+      settle({ ok: false, errorKind: 'amqp_closed', error: (err as Error).message });
+      return;
+    }
+    holdWritesForThisTurn(open.socket);
+  });
 }
 
 /**

@@ -517,73 +517,84 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
       return recorded;
     },
 
+    /**
+     * Runs the attempt in a lane's place. An attempt is a chain of few promises on purpose (one
+     * for its send, one here): it is the path of every delivery, and each promise also costs the
+     * hook that keeps request ids for the log.
+     */
     start(this: WebhooksThis, claimed: ClaimedDelivery, lane: Lane) {
       const worker = this.worker;
       lane.running += 1;
-      const running: Promise<void> = this.attempt(claimed)
-        .then((record) => {
+      const ended = () => {
+        worker.inFlight.delete(claimed);
+        lane.running -= 1;
+        // The place it frees goes to its own lane first, then to lanes held back by the process's limit.
+        this.dispatch(lane);
+        for (const other of worker.lanes.values()) if (other.queue.length > 0) this.dispatch(other);
+        if (lane.running === 0 && lane.queue.length === 0) worker.lanes.delete(claimed.subscription.id);
+        // Its case's next delivery waits for its record, which wakes the worker again.
+        this.pump('ownWork');
+      };
+      const running = this.attempt(claimed).then(
+        (record) => {
           worker.finished.push(record);
-        })
-        .catch((err: Error) =>
-          this.logger.warn(`Delivery ${claimed.delivery.id} attempt failed to run: ${err.message}`),
-        )
-        .finally(() => {
-          worker.inFlight.delete(claimed);
-          lane.running -= 1;
-          // The place it frees goes to its own lane first, then to lanes held back by the process's limit.
-          this.dispatch(lane);
-          for (const other of worker.lanes.values()) if (other.queue.length > 0) this.dispatch(other);
-          if (lane.running === 0 && lane.queue.length === 0) worker.lanes.delete(claimed.subscription.id);
-          // Its case's next delivery waits for its record, which wakes the worker again.
-          this.pump('ownWork');
-        });
+          ended();
+        },
+        (err: Error) => {
+          this.logger.warn(`Delivery ${claimed.delivery.id} attempt failed to run: ${err.message}`);
+          ended();
+        },
+      );
       worker.inFlight.set(claimed, running);
     },
 
-    async attempt(this: WebhooksThis, { delivery, subscription }: ClaimedDelivery) {
+    attempt(this: WebhooksThis, { delivery, subscription }: ClaimedDelivery): Promise<AttemptRecord> {
       const startedAt = new Date();
       const started = performance.now();
-      const body = JSON.stringify(delivery.payload);
-      const timestampSeconds = Math.floor(Date.now() / 1000);
-      const message = {
-        webhookId: delivery.webhook_id,
-        eventType: delivery.event_type,
-        timestampSeconds,
-        body,
-        caseSequence: delivery.case_sequence,
-        signature: signatureHeader(
-          {
-            secret: subscription.secret,
-            previousSecret: subscription.previous_secret,
-            previousSecretUntil: subscription.previous_secret_until,
-          },
-          delivery.webhook_id,
+      const recorded = (outcome: AttemptOutcome): AttemptRecord => {
+        const latencyMs = performance.now() - started;
+        const retryInMs = outcome.ok
+          ? undefined
+          : nextDelayMs(this.config.webhookRetryScheduleMs, delivery.cycle_attempts + 1, outcome.retryAfterMs);
+        return { delivery, startedAt, latencyMs, outcome, retryInMs };
+      };
+      let send: Promise<AttemptOutcome>;
+      try {
+        const body = JSON.stringify(delivery.payload);
+        const timestampSeconds = Math.floor(Date.now() / 1000);
+        const message = {
+          webhookId: delivery.webhook_id,
+          eventType: delivery.event_type,
           timestampSeconds,
           body,
-        ),
-      };
-      const timeoutMs = this.config.webhookAttemptTimeoutMs;
-      const send =
-        subscription.kind === 'http'
-          ? sendHttp(
-              { url: subscription.url, method: subscription.method ?? 'POST', headers: subscription.headers },
-              message,
-              timeoutMs,
-              this.resolver,
-            )
-          : this.amqp.publish({ url: subscription.url, queue: subscription.queue ?? '' }, message, timeoutMs);
+          caseSequence: delivery.case_sequence,
+          signature: signatureHeader(
+            {
+              secret: subscription.secret,
+              previousSecret: subscription.previous_secret,
+              previousSecretUntil: subscription.previous_secret_until,
+            },
+            delivery.webhook_id,
+            timestampSeconds,
+            body,
+          ),
+        };
+        const timeoutMs = this.config.webhookAttemptTimeoutMs;
+        send =
+          subscription.kind === 'http'
+            ? sendHttp(
+                { url: subscription.url, method: subscription.method ?? 'POST', headers: subscription.headers },
+                message,
+                timeoutMs,
+                this.resolver,
+              )
+            : this.amqp.publish({ url: subscription.url, queue: subscription.queue ?? '' }, message, timeoutMs);
+      } catch (err) {
+        return Promise.reject(err as Error);
+      }
       // A target the request cannot even be made to (a header Node refuses) is a failed attempt
       // like any other: retried, then dead-lettered, never left leased for ever.
-      const outcome: AttemptOutcome = await send.catch((err: Error) => ({
-        ok: false,
-        errorKind: 'connection',
-        error: err.message,
-      }));
-      const latencyMs = performance.now() - started;
-      const retryInMs = outcome.ok
-        ? undefined
-        : nextDelayMs(this.config.webhookRetryScheduleMs, delivery.cycle_attempts + 1, outcome.retryAfterMs);
-      return { delivery, startedAt, latencyMs, outcome, retryInMs };
+      return send.then(recorded, (err: Error) => recorded({ ok: false, errorKind: 'connection', error: err.message }));
     },
   },
 
