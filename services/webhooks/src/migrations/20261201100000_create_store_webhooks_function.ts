@@ -14,8 +14,28 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(
     'alter table webhooks.feed add constraint feed_webhook_id_party_unique unique (webhook_id, party_kind, party_id)',
   );
-  await knex.raw(`
-    create function webhooks.store_webhooks(given jsonb, first_delay_ms integer)
+  await knex.raw(storeWebhooksFunction(ALREADY_STORED_DELIVERY_SKIPPED));
+}
+
+export async function down(knex: Knex): Promise<void> {
+  await knex.raw('drop function webhooks.store_webhooks(jsonb, integer)');
+  await knex.raw('alter table webhooks.feed drop constraint feed_webhook_id_party_unique');
+  await knex.raw(
+    'alter table webhooks.feed add constraint feed_party_kind_party_id_webhook_id_unique unique (party_kind, party_id, webhook_id)',
+  );
+}
+
+/** What the store did with a delivery its subscription already had for the event: nothing. */
+export const ALREADY_STORED_DELIVERY_SKIPPED =
+  '        on conflict (event_id, subscription_id, event_type, occurred_at) do nothing\n';
+
+/**
+ * The store's function, creating or replacing it. `deliveriesOnConflict` ends its insert of
+ * deliveries (whole lines, or nothing).
+ */
+export function storeWebhooksFunction(deliveriesOnConflict: string): string {
+  return `
+    create or replace function webhooks.store_webhooks(given jsonb, first_delay_ms integer)
     returns integer
     language plpgsql volatile
     as $$
@@ -92,19 +112,10 @@ export async function up(knex: Knex): Promise<void> {
                date_trunc('milliseconds', n.occurred_at), now() + (first_delay_ms * interval '1 millisecond')
           from numbered_payloads n cross join unnest(n.subscriptions) with ordinality as s(id, nth)
          order by n.ord, s.nth
-        on conflict (event_id, subscription_id, event_type, occurred_at) do nothing
-        returning 1
+${deliveriesOnConflict}        returning 1
       )
       select count(*) into stored from delivered;
       return stored;
     end
-    $$`);
-}
-
-export async function down(knex: Knex): Promise<void> {
-  await knex.raw('drop function webhooks.store_webhooks(jsonb, integer)');
-  await knex.raw('alter table webhooks.feed drop constraint feed_webhook_id_party_unique');
-  await knex.raw(
-    'alter table webhooks.feed add constraint feed_party_kind_party_id_webhook_id_unique unique (party_kind, party_id, webhook_id)',
-  );
+    $$`;
 }
