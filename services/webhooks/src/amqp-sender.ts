@@ -95,6 +95,7 @@ export class AmqpChannels {
   async closeAll(): Promise<void> {
     const all = [...this.open.values()];
     this.open.clear();
+    this.ready.clear();
     await Promise.all(all.map((opening) => opening.then((open) => open.connection.close()).catch(() => undefined)));
   }
 }
