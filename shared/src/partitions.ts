@@ -10,7 +10,7 @@
 import type { Knex } from 'knex';
 import type { HubClock } from './clock';
 import { PG_ERRORS } from './db';
-import { setStatisticsTargets, statisticsTargetsOf } from './statistics-targets';
+import { copyIndexStatisticsTargets, setStatisticsTargets, statisticsTargetsOf } from './statistics-targets';
 
 /** Spans made ahead of the present, so a row never waits for its partition; each is read by every claim. */
 export const PARTITIONS_AHEAD = 1;
@@ -126,6 +126,7 @@ export async function createPartitionsAhead(
         );
         const ownTargets = [...(await statisticsTargetsOf(trx, name))].filter(([, target]) => target !== null);
         await setStatisticsTargets(trx, partition, new Map(ownTargets));
+        await copyIndexStatisticsTargets(trx, name, partition);
         await copyStorageOptions(trx, defaultPartitionOf(name), partition);
       }
       created += 1;

@@ -33,3 +33,45 @@ export async function setStatisticsTargets(
   );
   await knex.raw(`alter table ?? ${actions.join(', ')}`, [table]);
 }
+
+/**
+ * Sets the statistics target of an index's expression columns, each by its number in the index
+ * (null: back to the default), in one statement. ANALYZE evaluates an index's expressions on every
+ * sampled row; with a target of 0 it skips them.
+ */
+export async function setIndexStatisticsTargets(
+  knex: Knex,
+  index: string,
+  targets: Map<number, number | null>,
+): Promise<void> {
+  if (targets.size === 0) return;
+  const actions = [...targets].map(
+    ([column, target]) =>
+      `alter column ${Math.trunc(column)} set statistics ${target === null ? -1 : Math.trunc(target)}`,
+  );
+  await knex.raw(`alter index ?? ${actions.join(', ')}`, [index]);
+}
+
+/**
+ * Gives each index of a partition the statistics targets set on its partitioned table's index:
+ * Postgres makes a new partition's indexes from its table's without them.
+ */
+export async function copyIndexStatisticsTargets(knex: Knex, table: string, partition: string): Promise<void> {
+  const { rows } = (await knex.raw(
+    `select n.nspname || '.' || pc.relname as parent, n.nspname || '.' || oc.relname as own
+       from pg_index p
+       join pg_inherits i on i.inhparent = p.indexrelid
+       join pg_index o on o.indexrelid = i.inhrelid
+       join pg_class pc on pc.oid = p.indexrelid
+       join pg_class oc on oc.oid = o.indexrelid
+       join pg_namespace n on n.oid = oc.relnamespace
+      where p.indrelid = ?::regclass and o.indrelid = ?::regclass`,
+    [table, partition],
+  )) as { rows: Array<{ parent: string; own: string }> };
+  for (const { parent, own } of rows) {
+    const set = [...(await statisticsTargetsOf(knex, parent)).values()]
+      .map((target, position) => [position + 1, target] as const)
+      .filter(([, target]) => target !== null);
+    await setIndexStatisticsTargets(knex, own, new Map(set));
+  }
+}

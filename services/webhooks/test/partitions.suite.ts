@@ -279,6 +279,25 @@ export function partitionsSuite(infra: boolean): void {
     expect((await optionsOf('webhooks.attempts')).options).toEqual(new Set(['']));
   });
 
+  it("keeps no statistics of the case check's expressions, in every partition made now or later", async () => {
+    const [partitioned] = policy.partitioned!;
+    realNow += 40 * DAY;
+    expect(await createPartitionsAhead(knex(), partitioned, clock)).toBeGreaterThan(0);
+    realNow -= 40 * DAY;
+    const { rows } = (await knex().raw(
+      `select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid
+        where i.inhparent = 'webhooks.deliveries_earlier_of_case'::regclass`,
+    )) as { rows: Array<{ name: string }> };
+    const partitions = [...(await partitionsOf(knex(), 'webhooks.deliveries')).map(({ name }) => name)];
+    // One a partition, the one made just now and the default one included.
+    expect(rows).toHaveLength(partitions.length + 1);
+    for (const index of ['deliveries_earlier_of_case', ...rows.map(({ name }) => name)])
+      expect([index, [...(await statisticsTargetsOf(knex(), `webhooks.${index}`)).values()]]).toEqual([
+        index,
+        [null, 0, 0],
+      ]);
+  });
+
   it('moves the deliveries and attempts of an earlier schema to the default partitions, ids and all', async () => {
     const earlier = await emptyDatabase();
     const before = fs
