@@ -58,13 +58,14 @@ export async function setIndexStatisticsTargets(
  */
 export async function copyIndexStatisticsTargets(knex: Knex, table: string, partition: string): Promise<void> {
   const { rows } = (await knex.raw(
-    `select n.nspname || '.' || pc.relname as parent, n.nspname || '.' || oc.relname as own
+    `select pn.nspname || '.' || pc.relname as parent, onn.nspname || '.' || oc.relname as own
        from pg_index p
        join pg_inherits i on i.inhparent = p.indexrelid
        join pg_index o on o.indexrelid = i.inhrelid
        join pg_class pc on pc.oid = p.indexrelid
+       join pg_namespace pn on pn.oid = pc.relnamespace
        join pg_class oc on oc.oid = o.indexrelid
-       join pg_namespace n on n.oid = oc.relnamespace
+       join pg_namespace onn on onn.oid = oc.relnamespace
       where p.indrelid = ?::regclass and o.indrelid = ?::regclass`,
     [table, partition],
   )) as { rows: Array<{ parent: string; own: string }> };
