@@ -29,9 +29,14 @@ export async function setStatisticsTargets(
 ): Promise<void> {
   if (targets.size === 0) return;
   const actions = [...targets].map(([column, target]) =>
-    knex.raw(`alter column ?? set statistics ${target === null ? -1 : Math.trunc(target)}`, [column]).toQuery(),
+    knex.raw(`alter column ?? ${statisticsSet(target)}`, [column]).toQuery(),
   );
   await knex.raw(`alter table ?? ${actions.join(', ')}`, [table]);
+}
+
+/** The clause that sets a target; null is stored as -1, the default. */
+function statisticsSet(target: number | null): string {
+  return `set statistics ${target === null ? -1 : Math.trunc(target)}`;
 }
 
 /**
@@ -45,10 +50,7 @@ export async function setIndexStatisticsTargets(
   targets: Map<number, number | null>,
 ): Promise<void> {
   if (targets.size === 0) return;
-  const actions = [...targets].map(
-    ([column, target]) =>
-      `alter column ${Math.trunc(column)} set statistics ${target === null ? -1 : Math.trunc(target)}`,
-  );
+  const actions = [...targets].map(([column, target]) => `alter column ${Math.trunc(column)} ${statisticsSet(target)}`);
   await knex.raw(`alter index ?? ${actions.join(', ')}`, [index]);
 }
 
