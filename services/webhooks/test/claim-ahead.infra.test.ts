@@ -5,10 +5,12 @@
  * instance sends each of them exactly once, and that a queued delivery whose lease has run short
  * is not sent; and that a claim and a record reach their deliveries through indexes (a claim
  * checks each candidate's case order with a lookup of its own, a record finds its deliveries by
- * id), so their cost follows what they take, not the backlog; and that a claim never leases a
+ * id), so their cost follows what they take, not the backlog, as a store's numbering follows the
+ * webhooks it stores; and that a claim never leases a
  * delivery a record finished or put off under it. The webhooks service runs in this process on
  * the Postgres server.
  */
+import { randomUUID } from 'node:crypto';
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import type { ServiceBroker } from 'moleculer';
@@ -242,6 +244,27 @@ it('finds the deliveries it records by their ids, not by reading them all', asyn
   const record = plans.find((plan) => plan.includes('Update on deliveries'));
   expect(record).toContain(`Index Scan on ${partition}_pkey`);
   expect(record).not.toContain(`Seq Scan on ${partition} `);
+});
+
+it("numbers a store's cases by hashing them once, not by reading them all for each webhook", async () => {
+  // With the party's head joined beside them, the planner expected one webhook and read the store's case numbers for each.
+  const webhooks = Array.from({ length: 20 }, (_, n) => ({
+    party_kind: 'partner',
+    party_id: 2,
+    event_id: randomUUID(),
+    webhook_id: `msg_numbered_${n}`,
+    event_type: 'costProposal.created',
+    case_guid: randomUUID(),
+    payload: { id: n },
+    occurred_at: new Date().toISOString(),
+    subscriptions: [1],
+  }));
+  const plans = await plansOf((trx) =>
+    trx.raw('select webhooks.store_webhooks(?::jsonb, 0)', [JSON.stringify(webhooks)]),
+  );
+  const store = plans.find((plan) => plan.includes('Insert on deliveries'));
+  expect(store).toMatch(/CTE Scan on counted/);
+  expect(store).not.toMatch(/Nested Loop Left Join/);
 });
 
 /** Due deliveries of subscription 1 whose last lease has run out, as a crashed worker leaves them. */

@@ -29,11 +29,38 @@ export async function down(knex: Knex): Promise<void> {
 export const ALREADY_STORED_DELIVERY_SKIPPED =
   '        on conflict (event_id, subscription_id, event_type, occurred_at) do nothing\n';
 
+/** How the store numbers its webhooks: their positions and case numbers in one join. */
+export const NUMBERED_IN_ONE_JOIN = `
+      numbered as (
+        select w.*, h.last_position + row_number() over (partition by w.party_kind, w.party_id order by w.ord) as position,
+               c.last_sequence - e.events + e.nth as case_sequence
+          from fresh w
+          join webhooks.feed_heads h on h.party_kind = w.party_kind and h.party_id = w.party_id
+          left join case_events e
+            on e.party_kind = w.party_kind and e.party_id = w.party_id and e.case_guid = w.case_guid and e.event_id = w.event_id
+          left join counted c on c.party_kind = w.party_kind and c.party_id = w.party_id and c.case_guid = w.case_guid
+      ),`;
+
+/** How the store numbers its webhooks: their case numbers first, then their positions (migration 20261214100000). */
+export const NUMBERED_CASES_FIRST = `
+      case_numbered as materialized (
+        select w.*, c.last_sequence - e.events + e.nth as case_sequence
+          from fresh w
+          left join case_events e
+            on e.party_kind = w.party_kind and e.party_id = w.party_id and e.case_guid = w.case_guid and e.event_id = w.event_id
+          left join counted c on c.party_kind = w.party_kind and c.party_id = w.party_id and c.case_guid = w.case_guid
+      ),
+      numbered as (
+        select w.*, h.last_position + row_number() over (partition by w.party_kind, w.party_id order by w.ord) as position
+          from case_numbered w
+          join webhooks.feed_heads h on h.party_kind = w.party_kind and h.party_id = w.party_id
+      ),`;
+
 /**
  * The store's function, creating or replacing it. `deliveriesOnConflict` ends its insert of
- * deliveries (whole lines, or nothing).
+ * deliveries (whole lines, or nothing); `numbering` is its CTEs that end in `numbered`.
  */
-export function storeWebhooksFunction(deliveriesOnConflict: string): string {
+export function storeWebhooksFunction(deliveriesOnConflict: string, numbering = NUMBERED_IN_ONE_JOIN): string {
   return `
     create or replace function webhooks.store_webhooks(given jsonb, first_delay_ms integer)
     returns integer
@@ -74,16 +101,7 @@ export function storeWebhooksFunction(deliveriesOnConflict: string): string {
         select distinct party_kind, party_id, case_guid, events from case_events
         on conflict (party_kind, party_id, case_guid) do update set last_sequence = s.last_sequence + excluded.last_sequence
         returning party_kind, party_id, case_guid, last_sequence
-      ),
-      numbered as (
-        select w.*, h.last_position + row_number() over (partition by w.party_kind, w.party_id order by w.ord) as position,
-               c.last_sequence - e.events + e.nth as case_sequence
-          from fresh w
-          join webhooks.feed_heads h on h.party_kind = w.party_kind and h.party_id = w.party_id
-          left join case_events e
-            on e.party_kind = w.party_kind and e.party_id = w.party_id and e.case_guid = w.case_guid and e.event_id = w.event_id
-          left join counted c on c.party_kind = w.party_kind and c.party_id = w.party_id and c.case_guid = w.case_guid
-      ),
+      ),${numbering}
       numbered_payloads as (
         -- The number goes in the payload too, so the feed, the body and the header say the same.
         select n.*, case when n.case_sequence is null then n.payload
