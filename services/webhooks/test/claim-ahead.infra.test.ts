@@ -6,9 +6,8 @@
  * is not sent; and that a claim and a record reach their deliveries through indexes (a claim
  * checks each candidate's case order with a lookup of its own, a record finds its deliveries by
  * id), so their cost follows what they take, not the backlog, as a store's numbering follows the
- * webhooks it stores; and that a claim never leases a
- * delivery a record finished or put off under it. The webhooks service runs in this process on
- * the Postgres server.
+ * webhooks it stores; and that a claim never leases a delivery a record finished or put off under
+ * it. The webhooks service runs in this process on the Postgres server.
  */
 import { randomUUID } from 'node:crypto';
 import knexFactory, { type Knex } from 'knex';

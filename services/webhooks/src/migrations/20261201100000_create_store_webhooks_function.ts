@@ -29,26 +29,26 @@ export async function down(knex: Knex): Promise<void> {
 export const ALREADY_STORED_DELIVERY_SKIPPED =
   '        on conflict (event_id, subscription_id, event_type, occurred_at) do nothing\n';
 
-/** How the store numbers its webhooks: their positions and case numbers in one join. */
+/** The joins that give each webhook its case number, from the webhooks (`w`) on. */
+const CASE_NUMBER_JOINS = `
+          left join case_events e
+            on e.party_kind = w.party_kind and e.party_id = w.party_id and e.case_guid = w.case_guid and e.event_id = w.event_id
+          left join counted c on c.party_kind = w.party_kind and c.party_id = w.party_id and c.case_guid = w.case_guid`;
+
+/** How the store numbers its webhooks until migration 20261214100000: positions and case numbers in one join. */
 export const NUMBERED_IN_ONE_JOIN = `
       numbered as (
         select w.*, h.last_position + row_number() over (partition by w.party_kind, w.party_id order by w.ord) as position,
                c.last_sequence - e.events + e.nth as case_sequence
           from fresh w
-          join webhooks.feed_heads h on h.party_kind = w.party_kind and h.party_id = w.party_id
-          left join case_events e
-            on e.party_kind = w.party_kind and e.party_id = w.party_id and e.case_guid = w.case_guid and e.event_id = w.event_id
-          left join counted c on c.party_kind = w.party_kind and c.party_id = w.party_id and c.case_guid = w.case_guid
+          join webhooks.feed_heads h on h.party_kind = w.party_kind and h.party_id = w.party_id${CASE_NUMBER_JOINS}
       ),`;
 
-/** How the store numbers its webhooks: their case numbers first, then their positions (migration 20261214100000). */
+/** How the store numbers its webhooks since migration 20261214100000: case numbers first, then positions. */
 export const NUMBERED_CASES_FIRST = `
       case_numbered as materialized (
         select w.*, c.last_sequence - e.events + e.nth as case_sequence
-          from fresh w
-          left join case_events e
-            on e.party_kind = w.party_kind and e.party_id = w.party_id and e.case_guid = w.case_guid and e.event_id = w.event_id
-          left join counted c on c.party_kind = w.party_kind and c.party_id = w.party_id and c.case_guid = w.case_guid
+          from fresh w${CASE_NUMBER_JOINS}
       ),
       numbered as (
         select w.*, h.last_position + row_number() over (partition by w.party_kind, w.party_id order by w.ord) as position
