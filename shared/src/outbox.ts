@@ -65,7 +65,8 @@ export const OUTBOX_SETTINGS = {
    * Most bytes of events in one call, which NATS carries as one message: a batch whose events
    * (each case's whole state, up to a request body's size) add up to more is handed over in
    * several calls, one after the other. Below NATS's default largest message (1 MB), so that a
-   * server without the hub's configuration carries them too.
+   * server without the hub's configuration (64 MB, infra/nats.conf) carries them too, but for an
+   * event larger than that alone.
    */
   handOverMaxBytes: 768 * 1024,
   /**
