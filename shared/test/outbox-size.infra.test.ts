@@ -2,7 +2,8 @@
  * An outbox relay over a NATS server of the test's own, with NATS's default largest message
  * (1 MB): a batch whose events add up to more than a message goes to the sink in several calls,
  * each within the message, in the order written, and none is lost; an event larger than a call's
- * share goes alone.
+ * share goes alone; a refused call gives its events and the later ones back, and only those go
+ * again.
  */
 import path from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -33,6 +34,9 @@ let sink: ServiceBroker;
 const received: DomainEvent[] = [];
 /** Each call's events, by their index in the write, and the size of its parameters as JSON. */
 const calls: Array<{ indexes: number[]; bytes: number }> = [];
+/** Which call of a test (counted from 1) the sink refuses, if any. */
+let refusedCall: number | undefined;
+let callsMade = 0;
 
 beforeAll(async () => {
   nats = await privateNatsServer();
@@ -70,6 +74,8 @@ beforeAll(async () => {
     name: 'webhooks',
     actions: {
       ingest(ctx: Context<{ events: DomainEvent[] }>) {
+        callsMade += 1;
+        if (callsMade === refusedCall) throw new Error('The sink refused this call');
         calls.push({
           indexes: ctx.params.events.map((event) => Number(event.payload.index)),
           bytes: Buffer.byteLength(JSON.stringify(ctx.params)),
@@ -91,6 +97,8 @@ afterAll(async () => {
 beforeEach(() => {
   received.length = 0;
   calls.length = 0;
+  refusedCall = undefined;
+  callsMade = 0;
 });
 
 function pending() {
@@ -119,4 +127,12 @@ it('hands an event larger than a call’s share over alone, between the calls of
   expect(large).toBeLessThan(NATS_DEFAULT_MAX_PAYLOAD - 10_000);
   await relayed([100, 100, large, 100, 100]);
   expect(calls.map((call) => call.indexes)).toEqual([[0, 1], [2], [3, 4]]);
+});
+
+it('hands a refused call’s events and the later ones over again, each event once and in order', async () => {
+  refusedCall = 2;
+  const sizes = Array.from({ length: 100 }, () => 20_000);
+  await relayed(sizes);
+  expect(received.map((event) => event.payload.index)).toEqual(sizes.map((_, index) => index));
+  expect(callsMade).toBeGreaterThan(calls.length);
 });
