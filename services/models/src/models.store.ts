@@ -8,6 +8,7 @@ import {
   type ModelValues,
   type PlannedWrite,
   type ModelWrite,
+  HOLDERS_READ_MAX,
   SIMILAR_CANDIDATES_MAX,
   type SearchTerms,
   searchTerms,
@@ -157,7 +158,7 @@ const rankedBy =
  * manufacturer when the search names one:
  * - one word and no filter but the manufacturer: the first SIMILAR_CANDIDATES_MAX entries of its
  *   range, every match when it has fewer;
- * - otherwise each word's range is counted up to SIMILAR_CANDIDATES_MAX, and when every word
+ * - otherwise each word's range is counted up to HOLDERS_READ_MAX, and when every word
  *   reaches it, each short word's again up to NARROW_WORD_MAX; when one falls short, every model
  *   holding the narrowest word (a superset of the answer, checked by the caller); when every word
  *   is broad, the trigram index's models holding every word (its bitmap holds all of them, the
@@ -192,9 +193,9 @@ function containingSql(filter: SearchFilter, terms: SearchTerms, scope: Sql[], r
   if (!terms.suffixes.length) return sql`containing as materialized (${everyWord})`;
   const counts = terms.suffixes.map(
     (pattern, word) =>
-      sql`select ${text(`${word}`)} as word, (select count(*) from (${entries(pattern, SIMILAR_CANDIDATES_MAX)}) found) as found`,
+      sql`select ${text(`${word}`)} as word, (select count(*) from (${entries(pattern, HOLDERS_READ_MAX)}) found) as found`,
   );
-  // Counted further only when every word reached SIMILAR_CANDIDATES_MAX, and only a short word
+  // Counted further only when every word reached HOLDERS_READ_MAX, and only a short word
   // (about a millisecond each): the trigram index's bitmap narrows by every longer word itself.
   // A query without one plans none of it (half a millisecond).
   const widerCounts = () =>
@@ -203,15 +204,15 @@ function containingSql(filter: SearchFilter, terms: SearchTerms, scope: Sql[], r
         ? sql`(select count(*) from (${entries(pattern, NARROW_WORD_MAX)}) found)`
         : sql`${NARROW_WORD_MAX}::bigint`;
       return sql`select ${text(`${word}`)} as word, ${found} as found
-        where (select min(found) from counts) >= ${SIMILAR_CANDIDATES_MAX}`;
+        where (select min(found) from counts) >= ${HOLDERS_READ_MAX}`;
     });
   const counted = terms.shortSuffixes.length
     ? sql`counts as materialized (${join(counts, ' union all ')}),
       wider_counts as materialized (${join(widerCounts(), ' union all ')}),
-      every_count as (select * from counts where found < ${SIMILAR_CANDIDATES_MAX} union all select * from wider_counts)`
+      every_count as (select * from counts where found < ${HOLDERS_READ_MAX} union all select * from wider_counts)`
     : sql`every_count as materialized (${join(counts, ' union all ')})`;
   // The most holders of the narrowest word that are read rather than the trigram index's bitmap.
-  const broad = terms.shortSuffixes.length ? NARROW_WORD_MAX : SIMILAR_CANDIDATES_MAX;
+  const broad = terms.shortSuffixes.length ? NARROW_WORD_MAX : HOLDERS_READ_MAX;
   const narrowest = terms.suffixes.map(
     (pattern, word) =>
       sql`(${holders(pattern, broad, text(`(select word from narrowest) = ${word}`), sql`(select found from narrowest) < ${broad}`)})`,

@@ -32,8 +32,18 @@ export function searchTextOf(name: string, mpn: string, aliases: string[]): stri
   return [name, mpn, ...aliases].join(' ').toLowerCase();
 }
 
-/** How many models holding every word a search ranks by similarity, when exact and prefix matches do not fill the limit. */
-export const SIMILAR_CANDIDATES_MAX = 1000;
+/**
+ * How many models holding every word a search ranks by similarity, when exact and prefix matches
+ * do not fill the limit. Each costs a row read and a comparison of its trigrams, 3 to 4 us on the
+ * server: a thousand of them were two thirds of a broad word's statement at a million models.
+ */
+export const SIMILAR_CANDIDATES_MAX = 300;
+/**
+ * The most models the narrowest word of a query of several words may be held by for the search to
+ * read them from its suffixes and check each row, rather than take the trigram index's models
+ * holding every word (a bitmap of every holder of each word, tens of milliseconds for a broad one).
+ */
+export const HOLDERS_READ_MAX = 1000;
 /** The shortest word that makes a search look inside names: the trigram index needs three characters. */
 export const CONTAINS_MIN_LENGTH = 3;
 /**

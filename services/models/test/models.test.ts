@@ -178,7 +178,7 @@ describe('GET /api/v3/models', () => {
     const { body } = await hub.request('GET', '/api/openapi.json');
     const { description } = body.paths['/v3/models'].get;
     expect(description).toContain('a name or mpn starting with the query');
-    expect(description).toContain('at most 1000 such models');
+    expect(description).toContain('at most 300 such models');
     expect(description).toContain('shorter than 3 characters');
   });
 

@@ -6,7 +6,7 @@
 import type { Knex } from 'knex';
 import { databaseOf } from '@hub/shared';
 import { resolveNameSql, searchSql } from '../src/models.store';
-import { SIMILAR_CANDIDATES_MAX } from '../src/rules';
+import { HOLDERS_READ_MAX, SIMILAR_CANDIDATES_MAX } from '../src/rules';
 import { DEMO_TOKENS, startTestHub, type TestHub } from '../../../test/support/hub';
 
 const ROWS = 30_000;
@@ -119,17 +119,17 @@ export function searchIndexSuite(infra: boolean): void {
     const broad = searchSql({ model: 'alias lias', limit: 10 });
     const broadPlan = await plan(knex, broad.sql, broad.bindings, 'analyze, costs off, timing off');
     expect(broadPlan.match(/on search_suffixes search_suffixes_\d+ \(never executed\)/g)).toHaveLength(2);
-    expect(broadPlan).toMatch(/on models m_\d+ \(actual rows=1000(\.00)? /);
+    expect(broadPlan).toMatch(new RegExp(`on models m_\\d+ \\(actual rows=${SIMILAR_CANDIDATES_MAX}(\\.00)? `));
   });
 
-  it('reads the suffixes of a short word held by more models than tier 2 ranks when the other word is broad', async () => {
+  it('reads the suffixes of a short word held by more models than are read row by row when the other word is broad', async () => {
     // Every model holds "alias"; a two-character piece of hex is held by a tenth of them, which
     // the trigram index cannot narrow by (it has no trigram).
     const { piece, entries } = (
       await knex.raw(
         `select left(suffix, 2) as piece, count(*)::int as entries from models.search_suffixes
           where suffix ~ '^[0-9a-f]{2}' group by 1 having count(*) > ? order by count(*) limit 1`,
-        [SIMILAR_CANDIDATES_MAX],
+        [HOLDERS_READ_MAX],
       )
     ).rows[0];
     expect(entries).toBeLessThan(5000);
