@@ -55,13 +55,33 @@ export async function openDatabase(
   return openEmbedded(embedded ?? { dataDir: path.resolve(config.dataDir, 'pg') }, warn);
 }
 
+/**
+ * The first statement on each server connection. A Postgres backend allocates through glibc's
+ * malloc, which at first gives memory freed above 128 KiB back to the system after each
+ * statement, so the next statement faults it in again page by page: a model search on a new
+ * connection took 175 page faults and 2.5 times the server CPU it takes after this statement
+ * (bench/RESULTS.md). Freeing one block above that threshold raises it to the block's size and
+ * lets the backend keep twice as much (mallopt(3), the dynamic mmap threshold): up to 2 MiB a
+ * connection. Other allocators ignore it; it costs a millisecond per connection.
+ */
+const KEEP_FREED_MEMORY = `select length(repeat('x', ${1024 * 1024}))`;
+
 function openPostgres(connectionString: string, poolSize: number): Database {
   const knex = knexFactory({
     client: 'pg',
     // Pipelined, a connection sends a query while the one before it still runs, so a transaction's
     // BEGIN and COMMIT travel with its statements (transactionInTwoFlights).
     connection: { connectionString, application_name: 'service-hub', pipeline: true } as Knex.PgConnectionConfig,
-    pool: { min: 0, max: poolSize },
+    pool: {
+      min: 0,
+      max: poolSize,
+      afterCreate: (connection: pg.Client, done: (err: Error | undefined, connection: pg.Client) => void) => {
+        connection.query(KEEP_FREED_MEMORY).then(
+          () => done(undefined, connection),
+          (err: Error) => done(err, connection),
+        );
+      },
+    },
   });
   return {
     knex,
