@@ -273,16 +273,20 @@ export async function recordAttempts(knex: Knex, workerId: string, records: Atte
     ok: outcome.ok,
     status_code: outcome.statusCode ?? null,
     error_kind: outcome.errorKind ?? null,
-    error: outcome.error ?? null,
-    response_excerpt: outcome.responseExcerpt ?? null,
+    error: storableText(outcome.error),
+    response_excerpt: storableText(outcome.responseExcerpt),
     state: outcome.ok ? 'succeeded' : retryInMs === undefined ? 'dead' : 'pending',
     retry_in_ms: retryInMs === undefined ? null : Math.round(retryInMs),
   }));
-  // Postgres text cannot hold NUL, which a receiver's answer may contain.
-  const outcomes = JSON.stringify(rows, (_key, value: unknown) =>
-    typeof value === 'string' ? value.replaceAll('\0', '') : value,
-  );
   await knex
-    .raw('select webhooks.record_attempts(?::uuid, ?::jsonb)', [workerId, outcomes])
+    .raw('select webhooks.record_attempts(?::uuid, ?::jsonb)', [workerId, JSON.stringify(rows)])
     .options({ name: 'webhooks-record-attempts' });
+}
+
+/**
+ * A text of the receiver's making, without the NUL that Postgres text cannot hold: its answer,
+ * and the errors that quote it. The rest of a record is the hub's own.
+ */
+function storableText(text: string | undefined): string | null {
+  return text === undefined ? null : text.replaceAll('\0', '');
 }

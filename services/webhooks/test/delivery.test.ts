@@ -348,6 +348,16 @@ describe('failure answers', () => {
     expect(new Set(at('/flaky').map((request) => request.headers['webhook-id'])).size).toBe(1);
   });
 
+  it('logs an answer holding NUL bytes without them, which Postgres text cannot hold', async () => {
+    answers.set('/nul', (_request, index) =>
+      index === 0 ? { status: 500, body: 'bad\u0000answer' } : { status: 200, body: '\u0000ok' },
+    );
+    const subscription = await subscribe('/nul');
+    await ingest([costProposal()]);
+    const [delivery] = await settled(subscription.id, 'succeeded');
+    expect((await attempts(delivery.id)).map(({ responseExcerpt }) => responseExcerpt)).toEqual(['badanswer', 'ok']);
+  });
+
   it.each([
     [503, '/busy'],
     [429, '/throttled'],
