@@ -1,16 +1,19 @@
 /**
- * An ingest reaching a worker that claims nothing at the moment claims in its store's statement
- * (migration 20261209100000): its deliveries go out without a claim of their own, the webhooks it
- * stores still wait for the log before the ingest answers, and a claim that fails never takes the
- * store down with it. The webhooks service runs in this process on the Postgres server.
+ * An ingest of at most one claim's deliveries reaching an idle worker claims in its store's
+ * statement (migration 20261209100000): its deliveries go out without a claim of their own, the
+ * webhooks it stores still wait for the log before the ingest answers, and a claim that fails
+ * never takes the store down with it. A larger store, or one reaching a worker with deliveries to
+ * send, is stored alone, so the worker's claims do not wait for it. The webhooks service runs in
+ * this process on the Postgres server.
  */
 import knexFactory, { type Knex } from 'knex';
 import type { ServiceBroker } from 'moleculer';
-import { loadConfig, startHub } from '../../../shared/src';
+import { type DomainEvent, loadConfig, startHub } from '../../../shared/src';
 import { createServerDatabase, waitFor } from '../../../test/support/hub';
 import type { WebhooksThis } from '../src/webhooks.service';
 import { domainEvent } from './support/events';
 import { type Receiver, startReceiver } from './support/receiver';
+import { DELIVERY_SETTINGS } from '../src/settings';
 import { serverHubEnv, worldWithOneSubscription } from './support/server-hub';
 
 let database: { url: string; drop(): Promise<void> };
@@ -40,8 +43,23 @@ afterAll(async () => {
   await database?.drop();
 });
 
-const ingestOne = (id: number) =>
-  broker.call('webhooks.ingest', { events: [domainEvent('costProposal.created', { partnerId: 2 }, { id })] });
+const ingest = (events: DomainEvent[]) => broker.call('webhooks.ingest', { events });
+const costProposal = (id: number) => domainEvent('costProposal.created', { partnerId: 2 }, { id });
+const ingestOne = (id: number) => ingest([costProposal(id)]);
+
+/** The webhooks functions the service called, as far as their first words tell them apart. */
+const functionsCalled = () =>
+  statements.filter((text) => text.startsWith('select webhooks.')).map((text) => text.split('(')[0]);
+
+/** Waits until the worker has nothing to send and claims nothing, then forgets the statements so far. */
+async function idleWorker() {
+  await waitFor(
+    () => !service.worker.claiming && service.worker.inFlight.size === 0 && service.worker.lanes.size === 0,
+    'the worker idle',
+    10_000,
+  );
+  statements.length = 0;
+}
 
 it('sends a lone event claimed with its store, and claims again only once its attempt is recorded', async () => {
   // No poll wakes the worker from here on, so it is idle once the world's claims are done.
@@ -108,4 +126,42 @@ it('stores the webhooks alone when the claim beside them fails, and sends them o
   // As the next poll would.
   service.pump();
   await waitFor(() => receiver.received.some(({ json }) => json?.id === 2), 'the delivery once claims work', 10_000);
+});
+
+it('stores more than one claim takes alone, then claims them', async () => {
+  await idleWorker();
+  const count = DELIVERY_SETTINGS.claimBatch + 1;
+  const events = Array.from({ length: count }, (_, i) => costProposal(1000 + i));
+  await expect(ingest(events)).resolves.toEqual({ events: count, deliveries: count });
+  await waitFor(
+    () => receiver.received.filter(({ json }) => (json?.id as number) >= 1000).length === count,
+    'every delivery',
+    20_000,
+  );
+  expect(functionsCalled().slice(0, 2)).toEqual([
+    'select webhooks.store_addressed_webhooks',
+    'select webhooks.claim_due',
+  ]);
+});
+
+it('stores alone while the worker has a delivery in flight, and sends both', async () => {
+  await idleWorker();
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  receiver.answer = ({ json }) => (json?.id === 2001 ? { hold: held } : {});
+  try {
+    await ingestOne(2001);
+    await waitFor(() => receiver.received.some(({ json }) => json?.id === 2001), 'the held attempt', 10_000);
+    await ingestOne(2002);
+    await waitFor(() => receiver.received.some(({ json }) => json?.id === 2002), 'the second delivery', 10_000);
+    expect(functionsCalled().slice(0, 2)).toEqual([
+      'select webhooks.store_and_claim',
+      'select webhooks.store_addressed_webhooks',
+    ]);
+  } finally {
+    release();
+    receiver.answer = () => ({});
+  }
 });
