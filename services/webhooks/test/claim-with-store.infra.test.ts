@@ -51,10 +51,19 @@ const ingestOne = (id: number) => ingest([costProposal(id)]);
 const functionsCalled = () =>
   statements.filter((text) => text.startsWith('select webhooks.')).map((text) => text.split('(')[0]);
 
-/** Waits until the worker has nothing to send and claims nothing, then forgets the statements so far. */
+/**
+ * Waits until the worker has nothing to send, record or claim, then forgets the statements so far.
+ * A record that ends wakes a claim, so the worker is idle only once its records are done too.
+ */
 async function idleWorker() {
+  const { worker } = service;
   await waitFor(
-    () => !service.worker.claiming && service.worker.inFlight.size === 0 && service.worker.lanes.size === 0,
+    () =>
+      !worker.claiming &&
+      !worker.recording &&
+      worker.finished.length === 0 &&
+      worker.inFlight.size === 0 &&
+      worker.lanes.size === 0,
     'the worker idle',
     10_000,
   );
