@@ -10,10 +10,10 @@ import knexFactory, { type Knex } from 'knex';
 import type { ServiceBroker } from 'moleculer';
 import { type DomainEvent, loadConfig, startHub } from '../../../shared/src';
 import { createServerDatabase, waitFor } from '../../../test/support/hub';
+import { DELIVERY_SETTINGS } from '../src/settings';
 import type { WebhooksThis } from '../src/webhooks.service';
 import { domainEvent } from './support/events';
 import { type Receiver, startReceiver } from './support/receiver';
-import { DELIVERY_SETTINGS } from '../src/settings';
 import { serverHubEnv, worldWithOneSubscription } from './support/server-hub';
 
 let database: { url: string; drop(): Promise<void> };
