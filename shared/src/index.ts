@@ -18,6 +18,7 @@ export * from './errors';
 export * from './events';
 export * from './health';
 export * from './idempotency';
+export * from './kept-counts';
 export * from './json-schema';
 export * from './metrics';
 export * from './node-watchdog';

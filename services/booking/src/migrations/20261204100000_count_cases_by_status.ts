@@ -8,7 +8,8 @@
  * write; at a million cases that is about a second, as the first count was.
  */
 import type { Knex } from 'knex';
-import { type CountedColumn, createSkipLockedCountFunctions, PAIR } from './20261202100100_count_cases_without_waiting';
+import { type CountedColumn, createSkipLockedCountFunctions } from '@hub/shared';
+import { caseCounts, PAIR } from './20261202100100_count_cases_without_waiting';
 
 const BY_STATUS: CountedColumn[] = [...PAIR, { name: 'current_status', nullable: true }];
 
@@ -28,13 +29,13 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(
     'create index case_counts_values on booking.case_counts (partner_id, service_provider_id, current_status)',
   );
-  await createSkipLockedCountFunctions(knex, BY_STATUS);
+  await createSkipLockedCountFunctions(knex, caseCounts(BY_STATUS));
   await recount(knex, BY_STATUS);
 }
 
 export async function down(knex: Knex): Promise<void> {
   await knex.raw('lock table booking.cases in share row exclusive mode');
-  await createSkipLockedCountFunctions(knex, PAIR);
+  await createSkipLockedCountFunctions(knex, caseCounts(PAIR));
   await knex.raw('drop index booking.case_counts_values');
   await knex.raw('create index case_counts_partner on booking.case_counts (partner_id)');
   await knex.raw('alter table booking.case_counts drop column current_status');
