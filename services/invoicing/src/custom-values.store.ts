@@ -14,6 +14,12 @@ import { Buffer } from 'node:buffer';
 
 export const CUSTOM_VALUES = 'invoicing.invoice_custom_values';
 
+/** The kept values counted per scope, key, value and UTC day of created_at (migration 20261211100000). */
+export const CUSTOM_VALUE_DAYS = 'invoicing.custom_value_days';
+
+/** The day a kept value is counted in, from its created_at. */
+export const DAY_OF_CREATED_AT = "(created_at at time zone 'UTC')::date";
+
 /** Longest key, and longest string value, that is kept: UTF-8 bytes, as Postgres counts them. */
 export const KEPT_BYTES = 1000;
 

@@ -226,15 +226,45 @@ export function callerScope(caller: Caller, alias = 'i'): SqlFragment {
   return { sql: 'false', bindings: [] };
 }
 
+/** The matches of one customData key's value, read from the kept values instead of the invoices. */
+export interface KeptMatches {
+  /** The matches as a condition on the kept values as `v`. */
+  values: SqlFragment;
+  /** The key's value in the caller's scope as a condition on the day counts as `d`. */
+  days: SqlFragment;
+  /**
+   * When the createdAt filter is a range (or absent): its greatest lower and least upper bound as
+   * ISO instants, either absent when unbounded. Undefined for any other createdAt form.
+   */
+  createdWithin?: { from?: string; to?: string };
+}
+
+const LOWER_BOUNDS = ['$gt', '$gte'];
+const UPPER_BOUNDS = ['$lt', '$lte'];
+
+/** The bounds of a createdAt filter that is a range, which `translateFilters` accepted. */
+function rangeOf(createdAt: unknown): KeptMatches['createdWithin'] {
+  if (createdAt === undefined) return {};
+  if (!isPlainObject(createdAt)) return undefined;
+  const range: { from?: string; to?: string } = {};
+  for (const [operator, bound] of Object.entries(createdAt)) {
+    const at = instantOf(bound as string)!;
+    if (LOWER_BOUNDS.includes(operator)) range.from = range.from === undefined || at > range.from ? at : range.from;
+    else if (UPPER_BOUNDS.includes(operator)) range.to = range.to === undefined || at < range.to ? at : range.to;
+    else return undefined;
+  }
+  return range;
+}
+
 /**
- * The matches of `callerScope` and `translateFilters` together, as a condition on the kept
- * customData values (custom-values.store.ts) as `v`: when the filters are one customData key
- * whose value is kept, and createdAt, the invoices that match are exactly those with a kept
- * value that does, since the containment test of a scalar is equality with the key's value
- * (jsonb equality: `1` is `1.0`, never `"1"`). Undefined for any other form, which reads the
- * invoices. Only for filters `translateFilters` accepted.
+ * The matches of `callerScope` and `translateFilters` together, read from the kept customData
+ * values (custom-values.store.ts): when the filters are one customData key whose value is kept,
+ * and createdAt, the invoices that match are exactly those with a kept value that does, since the
+ * containment test of a scalar is equality with the key's value (jsonb equality: `1` is `1.0`,
+ * never `"1"`). Undefined for any other form, which reads the invoices. Only for filters
+ * `translateFilters` accepted.
  */
-export function keptValueMatches(caller: Caller, filters: unknown): SqlFragment | undefined {
+export function keptValueMatches(caller: Caller, filters: unknown): KeptMatches | undefined {
   const scope = callerScope(caller, 'v');
   if (scope.sql === 'false' || !isPlainObject(filters)) return undefined;
   const { customData, createdAt, ...others } = filters;
@@ -242,9 +272,13 @@ export function keptValueMatches(caller: Caller, filters: unknown): SqlFragment 
   const pairs = Object.entries(customData);
   if (pairs.length !== 1 || !isKept(...pairs[0])) return undefined;
   const [key, value] = pairs[0];
-  return allOf([
-    scope,
-    { sql: 'v.key = ? and v.value = ?::jsonb', bindings: [key, JSON.stringify(value)] },
-    translateFilters(createdAt === undefined ? {} : { createdAt }, 'v'),
-  ]);
+  const keyValue = (alias: string) => ({
+    sql: `${alias}.key = ? and ${alias}.value = ?::jsonb`,
+    bindings: [key, JSON.stringify(value)],
+  });
+  return {
+    values: allOf([scope, keyValue('v'), translateFilters(createdAt === undefined ? {} : { createdAt }, 'v')]),
+    days: allOf([callerScope(caller, 'd'), keyValue('d')]),
+    createdWithin: rangeOf(createdAt),
+  };
 }

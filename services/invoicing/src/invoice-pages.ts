@@ -4,12 +4,14 @@
  * (created_at, id), which the scope indexes (partner_id or provider_id, created_at, id) hold in
  * order, so a page after a cursor starts where the last one ended instead of skipping rows. The
  * count reads the kept customData values instead of the invoices when the filters allow it
- * (`keptValueMatches`), in the same order by (created_at, invoice_id).
+ * (`keptValueMatches`), in the same order by (created_at, invoice_id), and their counts per day
+ * for the whole days the matches span.
  */
 import type { Knex } from 'knex';
-import { decodeCursor, encodeCursor, FIELD_MESSAGES, FieldsValidationError, parseInstant } from '@hub/shared';
+import { allOf, decodeCursor, encodeCursor, FIELD_MESSAGES, FieldsValidationError, parseInstant } from '@hub/shared';
 import type { SqlFragment } from '@hub/shared';
-import { CUSTOM_VALUES } from './custom-values.store';
+import { CUSTOM_VALUE_DAYS, CUSTOM_VALUES } from './custom-values.store';
+import type { KeptMatches } from './filters';
 import { INVOICES, type InvoiceWithLinkRow, selectInvoices } from './invoices.store';
 
 /** The sort key of the invoice a page ended on: its created_at to the microsecond, and its id. */
@@ -33,39 +35,114 @@ const KEY_SQL = '(?::timestamptz, ?)';
 // Microseconds, as Postgres keeps them: a Date would round to the millisecond and skip rows.
 const CREATED_AT_TEXT = `to_char(i.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
+/** CREATED_AT_TEXT's form: in UTC, so the database and the count's days read the same instant. */
+const CURSOR_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+
 /** The key a caller's `pagination.after` holds, or a 400 naming it. */
 export function afterInvoice(cursor: string, offset: number | undefined): InvoiceKey {
   const [createdAt, id] = decodeCursor(cursor, ['string', 'integer'], offset) as [string, number];
-  if (parseInstant(createdAt) === null)
+  if (!CURSOR_INSTANT.test(createdAt) || parseInstant(createdAt) === null)
     throw new FieldsValidationError({ 'pagination.after': [FIELD_MESSAGES.wrongFormat] });
   return { createdAt, id };
 }
 
+const DAY_MS = 86_400_000;
+
+/** The start of the UTC day of `instant`, `later` days on, as YYYY-MM-DD; undefined past 9999. */
+function dayOf(instant: string, later: number): string | undefined {
+  const time = parseInstant(instant)!.getTime();
+  const day = new Date(time - (((time % DAY_MS) + DAY_MS) % DAY_MS) + later * DAY_MS);
+  return day.getUTCFullYear() <= 9999 ? day.toISOString().slice(0, 10) : undefined;
+}
+
 /**
- * `where`: the matches as a condition on the invoices as `i`; `kept`: the same matches as a
- * condition on the kept customData values as `v`, when there is one.
+ * The whole UTC days whose every kept value of the key's value matches: from the day after the
+ * range's lower bound up to the day of its upper bound (or of the cursor), either end open when
+ * unbounded. Undefined when there are none, or the createdAt filter is not a range.
+ */
+function wholeDays(kept: KeptMatches, upTo?: InvoiceKey): { from?: string; until?: string } | undefined {
+  const range = kept.createdWithin;
+  if (range === undefined) return undefined;
+  const from = range.from === undefined ? undefined : dayOf(range.from, 1);
+  if (range.from !== undefined && from === undefined) return undefined;
+  const ends = [range.to, upTo?.createdAt].filter((end) => end !== undefined).map((end) => dayOf(end, 0)!);
+  const until = ends.length ? ends.reduce((least, end) => (end < least ? end : least)) : undefined;
+  return from !== undefined && until !== undefined && from >= until ? undefined : { from, until };
+}
+
+/**
+ * The number of kept values matching `kept` (and, with `upTo`, sorting up to that invoice) as a
+ * SQL expression: the day counts of the whole days summed, and the values of the days at either
+ * end counted one by one.
+ */
+function keptCount(kept: KeptMatches, upTo?: InvoiceKey): SqlFragment {
+  const matches = upTo
+    ? allOf([kept.values, { sql: `${KEPT_SORT_KEY} <= ${KEY_SQL}`, bindings: [upTo.createdAt, upTo.id] }])
+    : kept.values;
+  const counted = (extra?: SqlFragment): SqlFragment => {
+    const where = extra ? allOf([matches, extra]) : matches;
+    return { sql: `(select count(*) from ${CUSTOM_VALUES} as v where ${where.sql})`, bindings: where.bindings };
+  };
+  const days = wholeDays(kept, upTo);
+  if (days === undefined) return counted();
+  const { from, until } = days;
+  const inDays: SqlFragment[] = [kept.days];
+  const parts: SqlFragment[] = [];
+  if (from !== undefined) {
+    inDays.push({ sql: 'd.day >= ?::date', bindings: [from] });
+    parts.push(counted({ sql: "v.created_at < (?::date at time zone 'UTC')", bindings: [from] }));
+  }
+  if (until !== undefined) {
+    inDays.push({ sql: 'd.day < ?::date', bindings: [until] });
+    parts.push(counted({ sql: "v.created_at >= (?::date at time zone 'UTC')", bindings: [until] }));
+  }
+  const summed = allOf(inDays);
+  parts.push({
+    sql: `(select coalesce(sum(d.invoices), 0) from ${CUSTOM_VALUE_DAYS} as d where ${summed.sql})`,
+    bindings: summed.bindings,
+  });
+  return { sql: parts.map((part) => part.sql).join(' + '), bindings: parts.flatMap((part) => part.bindings) };
+}
+
+/** All the matches and, after a cursor, those up to it: from the kept values, else the invoices. */
+async function countMatches(
+  knex: Knex,
+  where: SqlFragment,
+  kept: KeptMatches | undefined,
+  after: InvoiceKey | undefined,
+): Promise<{ count: number; before: number }> {
+  let counted: { count: number | string; before: number | string };
+  if (kept) {
+    const [all, before] = [keptCount(kept), after ? keptCount(kept, after) : { sql: '0', bindings: [] }];
+    [counted] = (
+      await knex.raw(`select ${all.sql} as count, ${before.sql} as before`, [...all.bindings, ...before.bindings])
+    ).rows;
+  } else {
+    // One pass over the matches counts them all and, for a cursor, those up to it.
+    [counted] = await knex(`${INVOICES} as i`)
+      .whereRaw(where.sql, where.bindings)
+      .select(
+        knex.raw('count(*) as count'),
+        after
+          ? knex.raw(`count(*) filter (where ${SORT_KEY} <= ${KEY_SQL}) as before`, [after.createdAt, after.id])
+          : knex.raw('0 as before'),
+      );
+  }
+  return { count: Number(counted.count), before: Number(counted.before) };
+}
+
+/**
+ * `where`: the matches as a condition on the invoices as `i`; `kept`: the same matches read from
+ * the kept customData values, when they can be.
  */
 export async function findPage(
   knex: Knex,
   where: SqlFragment,
-  kept: SqlFragment | undefined,
+  kept: KeptMatches | undefined,
   page: { after?: InvoiceKey; offset: number; limit: number },
 ): Promise<FindPage> {
   const { after, limit } = page;
   const afterBindings = after ? [after.createdAt, after.id] : [];
-  const [from, matches, sortKey] = kept
-    ? [`${CUSTOM_VALUES} as v`, kept, KEPT_SORT_KEY]
-    : [`${INVOICES} as i`, where, SORT_KEY];
-  // One pass over the matches counts them all and, for a cursor, those up to it.
-  const [counted] = (await knex(from)
-    .whereRaw(matches.sql, matches.bindings)
-    .select(
-      knex.raw('count(*) as count'),
-      after
-        ? knex.raw(`count(*) filter (where ${sortKey} <= ${KEY_SQL}) as before`, afterBindings)
-        : knex.raw('0 as before'),
-    )) as Array<{ count: number | string; before: number | string }>;
-
   const query = selectInvoices(knex)
     .select(knex.raw(`${CREATED_AT_TEXT} as page_created_at`))
     .whereRaw(where.sql, where.bindings)
@@ -73,14 +150,18 @@ export async function findPage(
     .limit(limit + 1);
   if (after) query.whereRaw(`${SORT_KEY} > ${KEY_SQL}`, afterBindings);
   else query.offset(page.offset);
-  const found = (await query) as Array<InvoiceWithLinkRow & { page_created_at: string }>;
+  // On two of the pool's connections at once: neither waits for the other's round trip.
+  const [counted, found] = await Promise.all([
+    countMatches(knex, where, kept, after),
+    query as Promise<Array<InvoiceWithLinkRow & { page_created_at: string }>>,
+  ]);
 
   const rows = found.slice(0, limit);
   const last = rows[rows.length - 1];
   return {
     rows: rows.map(({ page_created_at: _key, ...row }) => row as InvoiceWithLinkRow),
-    count: Number(counted.count),
-    offset: after ? Number(counted.before) : page.offset,
+    count: counted.count,
+    offset: after ? counted.before : page.offset,
     next: found.length > limit ? encodeCursor([last.page_created_at, last.id]) : null,
   };
 }

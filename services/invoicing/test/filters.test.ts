@@ -263,17 +263,36 @@ describe('keptValueMatches', () => {
         customData: { region: 'north' },
       }),
     ).toEqual({
-      sql: '(v.partner_id = ?) and (v.key = ? and v.value = ?::jsonb) and ((v.created_at > ?) and (v.created_at <= ?))',
-      bindings: [3, 'region', '"north"', '2026-01-02T00:00:00.000Z', '2026-02-01T00:00:00.000Z'],
+      values: {
+        sql: '(v.partner_id = ?) and (v.key = ? and v.value = ?::jsonb) and ((v.created_at > ?) and (v.created_at <= ?))',
+        bindings: [3, 'region', '"north"', '2026-01-02T00:00:00.000Z', '2026-02-01T00:00:00.000Z'],
+      },
+      days: { sql: '(d.partner_id = ?) and (d.key = ? and d.value = ?::jsonb)', bindings: [3, 'region', '"north"'] },
+      createdWithin: { from: '2026-01-02T00:00:00.000Z', to: '2026-02-01T00:00:00.000Z' },
     });
     expect(keptValueMatches(provider, { customData: { priority: 1 } })).toEqual({
-      sql: '(v.provider_id = ?) and (v.key = ? and v.value = ?::jsonb) and (true)',
-      bindings: [20, 'priority', '1'],
+      values: {
+        sql: '(v.provider_id = ?) and (v.key = ? and v.value = ?::jsonb) and (true)',
+        bindings: [20, 'priority', '1'],
+      },
+      days: { sql: '(d.provider_id = ?) and (d.key = ? and d.value = ?::jsonb)', bindings: [20, 'priority', '1'] },
+      createdWithin: {},
     });
   });
 
+  it('takes the narrowest of several createdAt bounds, and no range from other comparisons', () => {
+    const within = (createdAt: unknown) =>
+      keptValueMatches(partner, { createdAt, customData: { region: 'north' } })?.createdWithin;
+    expect(
+      within({ $gt: '2026-01-02T00:00:00+01:00', $gte: '2026-01-01T23:30:00Z', $lt: '2026-03-01', $lte: '2026-02-01' }),
+    ).toEqual({ from: '2026-01-01T23:30:00.000Z', to: '2026-02-01T00:00:00.000Z' });
+    expect(within({ $lt: '2026-03-01' })).toEqual({ to: '2026-03-01T00:00:00.000Z' });
+    for (const createdAt of ['2026-01-02T00:00:00Z', { $eq: '2026-01-02' }, { $gt: '2026-01-02', $ne: '2026-01-05' }])
+      expect(within(createdAt)).toBeUndefined();
+  });
+
   it('binds each scalar as the JSON the containment test compares', () => {
-    const bound = (value: unknown) => keptValueMatches(partner, { customData: { k: value } })?.bindings[2];
+    const bound = (value: unknown) => keptValueMatches(partner, { customData: { k: value } })?.values.bindings[2];
     expect([true, null, '1', 1.5].map(bound)).toEqual(['true', 'null', '"1"', '1.5']);
   });
 

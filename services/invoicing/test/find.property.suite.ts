@@ -3,7 +3,8 @@
  * filters: the same invoices in the same order and the same count, whether walked page by page
  * after a cursor or read at an offset, for partners and providers alike. Invoices share
  * created_at to the millisecond and differ in microseconds, so a cursor that lost precision would
- * skip or repeat them.
+ * skip or repeat them; they fall on four days, at midnight and at a day's last hour among others,
+ * so ranges and cursors cut days where the kept counts per day (CUSTOM_VALUE_DAYS) are summed.
  *
  * customData holds values of every JSON type under keys an invoice may or may not have, and the
  * invoices are then re-saved with other values, moved in time, deleted, given `1.0` where they
@@ -17,7 +18,7 @@ import type { Knex } from 'knex';
 import type { Caller } from '@hub/shared';
 import { DEMO_TOKENS, type TestHub } from '../../../test/support/hub';
 import { startCaseRecordsHub } from '../../../test/support/cases';
-import { KEPT_BYTES } from '../src/custom-values.store';
+import { CUSTOM_VALUE_DAYS, CUSTOM_VALUES, DAY_OF_CREATED_AT, KEPT_BYTES } from '../src/custom-values.store';
 import { up as backfill } from '../src/migrations/20261130100100_backfill_invoice_custom_values';
 
 const caller = (role: 'partner' | 'provider', id: number): Caller => ({
@@ -45,6 +46,9 @@ const CURRENCIES = ['NOK', 'SEK', 'EUR'];
 const START = Date.parse('2026-01-01T00:00:00Z');
 const HOUR = 3600 * 1000;
 const instant = (hour: number) => new Date(START + hour * HOUR).toISOString();
+/** The hours after START invoices are created at, and those createdAt filters name. */
+const HOURS = [0, 1, 12, 23, 24, 25, 36, 47, 48, 60, 71, 72, 95];
+const BOUNDS = [-1, ...HOURS, 96, 120];
 
 /** A string too long to be kept, so a filter naming it reads the invoices. */
 const UNKEPT = 'x'.repeat(KEPT_BYTES + 1);
@@ -59,7 +63,7 @@ const customData = fc.dictionary(fc.constantFrom(...KEYS), customValue, { maxKey
 
 const generatedInvoice = fc.record({
   caseIndex: fc.integer({ min: 0, max: CASES.length - 1 }),
-  hour: fc.integer({ min: 0, max: 12 }),
+  hour: fc.constantFrom(...HOURS),
   micros: fc.integer({ min: 0, max: 3 }),
   customData,
   currency: fc.constantFrom(...CURRENCIES),
@@ -70,11 +74,11 @@ const generatedInvoice = fc.record({
 });
 
 const createdAtArb = fc.oneof(
-  fc.record({ $gt: fc.integer({ min: -1, max: 13 }).map(instant) }),
-  fc.record({ $lte: fc.integer({ min: -1, max: 13 }).map(instant) }),
+  fc.record({ $gt: fc.constantFrom(...BOUNDS).map(instant) }),
+  fc.record({ $lte: fc.constantFrom(...BOUNDS).map(instant) }),
   fc.record({
-    $gte: fc.integer({ min: -1, max: 13 }).map(instant),
-    $lt: fc.integer({ min: -1, max: 13 }).map(instant),
+    $gte: fc.constantFrom(...BOUNDS).map(instant),
+    $lt: fc.constantFrom(...BOUNDS).map(instant),
   }),
 );
 const filtersArb = fc.record(
@@ -174,6 +178,19 @@ export function findPropertySuite(infra: boolean): void {
     hub.broker.call('invoicing.find', params, { meta: { caller: who } }) as Promise<FindAnswer>;
 
   describe('invoices/find against a plain reference query', () => {
+    it('keeps the day counts of the kept values through every write', async () => {
+      const { rows: kept } = await knex.raw(
+        `select partner_id, provider_id, key, value, ${DAY_OF_CREATED_AT} as day, count(*)::int as invoices
+           from ${CUSTOM_VALUES} group by 1, 2, 3, 4, 5 order by 1, 2, 3, 4, 5`,
+      );
+      const { rows: counted } = await knex.raw(
+        `select partner_id, provider_id, key, value, day, sum(invoices)::int as invoices
+           from ${CUSTOM_VALUE_DAYS} group by 1, 2, 3, 4, 5 having sum(invoices) <> 0 order by 1, 2, 3, 4, 5`,
+      );
+      expect(new Set(kept.map((row: { day: unknown }) => String(row.day))).size).toBe(4);
+      expect(counted).toEqual(kept);
+    });
+
     it('finds the same invoices in the same order, walked after cursors, with the same count', async () => {
       await fc.assert(
         fc.asyncProperty(findArb, fc.integer({ min: 1, max: 9 }), async ({ caller: who, filters }, limit) => {

@@ -574,6 +574,15 @@ export function invoicingSuite(infra: boolean): void {
       const cases: Array<[unknown, Record<string, string[]>]> = [
         [{ pagination: { after: 'not a cursor' } }, { 'pagination.after': ['Wrong format'] }],
         [{ pagination: { after: cursor(['yesterday', 1]) } }, { 'pagination.after': ['Wrong format'] }],
+        // Only the UTC form a page gives: a time without a zone would be read in the database's.
+        [
+          { pagination: { after: cursor(['2026-01-01T10:00:00.000000', 1]) } },
+          { 'pagination.after': ['Wrong format'] },
+        ],
+        [
+          { pagination: { after: cursor(['2026-13-01T10:00:00.000000Z', 1]) } },
+          { 'pagination.after': ['Wrong format'] },
+        ],
         [{ pagination: { after: cursor([1, 1]) } }, { 'pagination.after': ['Wrong format'] }],
         [{ pagination: { after: cursor(['2026-01-01T00:00:00Z']) } }, { 'pagination.after': ['Wrong format'] }],
         [{ pagination: { after: next, offset: 2 } }, { 'pagination.offset': ['Leave out offset when after is given'] }],
