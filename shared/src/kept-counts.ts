@@ -76,3 +76,49 @@ export async function createSkipLockedCountFunctions(knex: Knex, kept: KeptCount
       end $$`);
   }
 }
+
+/** The transition tables each trigger event of the count functions reads. */
+const REFERENCING = {
+  insert: 'new table as added',
+  update: 'old table as removed new table as added',
+  delete: 'old table as removed',
+};
+
+/**
+ * Keeps `kept`'s counts of the rows of `source` from now on, by statement triggers named
+ * `${triggers}_on_<event>` (a truncate empties the counts), and counts the rows already there.
+ * The caller holds writes to `source` until it commits, so the count cannot miss or double one.
+ */
+export async function keepCounts(knex: Knex, source: string, triggers: string, kept: KeptCounts): Promise<void> {
+  const { table, count, functions, columns } = kept;
+  await createSkipLockedCountFunctions(knex, kept);
+  for (const [event, referencing] of Object.entries(REFERENCING)) {
+    await knex.raw(
+      `create trigger ${triggers}_on_${event} after ${event} on ${source} referencing ${referencing}
+         for each statement execute function ${functions}_on_${event}()`,
+    );
+  }
+  await knex.raw(`
+    create function ${functions}_on_truncate() returns trigger language plpgsql as $$
+    begin
+      truncate ${table};
+      return null;
+    end $$`);
+  await knex.raw(
+    `create trigger ${triggers}_on_truncate after truncate on ${source}
+       for each statement execute function ${functions}_on_truncate()`,
+  );
+  const list = columns.map(({ name }) => name).join(', ');
+  const values = columns.map(({ name, of }) => of ?? name).join(', ');
+  await knex.raw(
+    `insert into ${table} (${list}, ${count}) select ${values}, count(*) from ${source} group by ${columns.map((_, index) => index + 1).join(', ')}`,
+  );
+}
+
+/** Drops what `keepCounts` made, but the counts' table. */
+export async function stopKeepingCounts(knex: Knex, source: string, triggers: string, kept: KeptCounts): Promise<void> {
+  for (const event of [...Object.keys(REFERENCING), 'truncate']) {
+    await knex.raw(`drop trigger ${triggers}_on_${event} on ${source}`);
+    await knex.raw(`drop function ${kept.functions}_on_${event}()`);
+  }
+}
