@@ -226,11 +226,16 @@ export function callerScope(caller: Caller, alias = 'i'): SqlFragment {
   return { sql: 'false', bindings: [] };
 }
 
-/** The matches of one customData key's value, read from the kept values instead of the invoices. */
+/**
+ * Matches whose count can sum day counts: of one customData key's value, read from the kept values
+ * and their day counts, or of every invoice in a createdAt range, from the invoices and theirs.
+ */
 export interface KeptMatches {
-  /** The matches as a condition on the kept values as `v`. */
+  /** What is counted entry by entry: the kept values or the invoices. */
+  entries: 'values' | 'invoices';
+  /** The matches as a condition on the entries as `v`. */
   values: SqlFragment;
-  /** The key's value in the caller's scope as a condition on the day counts as `d`. */
+  /** The key's value, if any, in the caller's scope as a condition on the day counts as `d`. */
   days: SqlFragment;
   /**
    * When the createdAt filter is a range (or absent): its greatest lower and least upper bound as
@@ -277,8 +282,30 @@ export function keptValueMatches(caller: Caller, filters: unknown): KeptMatches 
     bindings: [key, JSON.stringify(value)],
   });
   return {
+    entries: 'values',
     values: allOf([scope, keyValue('v'), translateFilters(createdAt === undefined ? {} : { createdAt }, 'v')]),
     days: allOf([callerScope(caller, 'd'), keyValue('d')]),
     createdWithin: rangeOf(createdAt),
+  };
+}
+
+/**
+ * The matches of `callerScope` and `translateFilters` together when the filters are none but a
+ * createdAt range: every invoice of the caller's in it, counted from the invoices' day counts.
+ * Undefined for any other form. Only for filters `translateFilters` accepted.
+ */
+export function invoiceDayMatches(caller: Caller, filters: unknown): KeptMatches | undefined {
+  const scope = callerScope(caller, 'v');
+  if (scope.sql === 'false') return undefined;
+  if (filters !== undefined && filters !== null && !isPlainObject(filters)) return undefined;
+  const { createdAt, ...others } = filters ?? {};
+  if (Object.keys(others).length > 0) return undefined;
+  const createdWithin = rangeOf(createdAt);
+  if (createdWithin === undefined) return undefined;
+  return {
+    entries: 'invoices',
+    values: allOf([scope, translateFilters(createdAt === undefined ? {} : { createdAt }, 'v')]),
+    days: callerScope(caller, 'd'),
+    createdWithin,
   };
 }

@@ -3,16 +3,16 @@
  * taken at an offset or after a cursor (see the shared pagination module). Invoices sort by
  * (created_at, id), which the scope indexes (partner_id or provider_id, created_at, id) hold in
  * order, so a page after a cursor starts where the last one ended instead of skipping rows. The
- * count reads the kept customData values instead of the invoices when the filters allow it
- * (`keptValueMatches`), in the same order by (created_at, invoice_id), and their counts per day
- * for the whole days the matches span.
+ * count sums day counts for the whole days the matches span when the filters allow it: those of
+ * the kept customData values for one key's value (`keptValueMatches`), those of the invoices for
+ * a createdAt range or no filter (`invoiceDayMatches`), reading entries only at the range's ends.
  */
 import type { Knex } from 'knex';
 import { allOf, decodeCursor, encodeCursor, FIELD_MESSAGES, FieldsValidationError, parseInstant } from '@hub/shared';
 import type { SqlFragment } from '@hub/shared';
 import { CUSTOM_VALUE_DAYS, CUSTOM_VALUES } from './custom-values.store';
 import type { KeptMatches } from './filters';
-import { INVOICES, type InvoiceWithLinkRow, selectInvoices } from './invoices.store';
+import { INVOICE_DAYS, INVOICES, type InvoiceWithLinkRow, selectInvoices } from './invoices.store';
 
 /** The sort key of the invoice a page ended on: its created_at to the microsecond, and its id. */
 export interface InvoiceKey {
@@ -30,7 +30,11 @@ export interface FindPage {
 }
 
 const SORT_KEY = '(i.created_at, i.id)';
-const KEPT_SORT_KEY = '(v.created_at, v.invoice_id)';
+/** Where each kind of entries and its day counts are, and the entries' sort key, as `v`. */
+const COUNTED = {
+  values: { table: CUSTOM_VALUES, days: CUSTOM_VALUE_DAYS, sortKey: '(v.created_at, v.invoice_id)' },
+  invoices: { table: INVOICES, days: INVOICE_DAYS, sortKey: '(v.created_at, v.id)' },
+};
 const KEY_SQL = '(?::timestamptz, ?)';
 // Microseconds, as Postgres keeps them: a Date would round to the millisecond and skip rows.
 const CREATED_AT_TEXT = `to_char(i.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
@@ -76,12 +80,13 @@ function wholeDays(kept: KeptMatches, upTo?: InvoiceKey): { from?: string; until
  * end counted one by one.
  */
 function keptCount(kept: KeptMatches, upTo?: InvoiceKey): SqlFragment {
+  const { table, days: dayCounts, sortKey } = COUNTED[kept.entries];
   const matches = upTo
-    ? allOf([kept.values, { sql: `${KEPT_SORT_KEY} <= ${KEY_SQL}`, bindings: [upTo.createdAt, upTo.id] }])
+    ? allOf([kept.values, { sql: `${sortKey} <= ${KEY_SQL}`, bindings: [upTo.createdAt, upTo.id] }])
     : kept.values;
   const counted = (extra?: SqlFragment): SqlFragment => {
     const where = extra ? allOf([matches, extra]) : matches;
-    return { sql: `(select count(*) from ${CUSTOM_VALUES} as v where ${where.sql})`, bindings: where.bindings };
+    return { sql: `(select count(*) from ${table} as v where ${where.sql})`, bindings: where.bindings };
   };
   const days = wholeDays(kept, upTo);
   if (days === undefined) return counted();
@@ -98,13 +103,13 @@ function keptCount(kept: KeptMatches, upTo?: InvoiceKey): SqlFragment {
   }
   const summed = allOf(inDays);
   parts.push({
-    sql: `(select coalesce(sum(d.invoices), 0) from ${CUSTOM_VALUE_DAYS} as d where ${summed.sql})`,
+    sql: `(select coalesce(sum(d.invoices), 0) from ${dayCounts} as d where ${summed.sql})`,
     bindings: summed.bindings,
   });
   return { sql: parts.map((part) => part.sql).join(' + '), bindings: parts.flatMap((part) => part.bindings) };
 }
 
-/** All the matches and, after a cursor, those up to it: from the kept values, else the invoices. */
+/** All the matches and, after a cursor, those up to it: by day counts where they can be. */
 async function countMatches(
   knex: Knex,
   where: SqlFragment,
@@ -132,8 +137,8 @@ async function countMatches(
 }
 
 /**
- * `where`: the matches as a condition on the invoices as `i`; `kept`: the same matches read from
- * the kept customData values, when they can be.
+ * `where`: the matches as a condition on the invoices as `i`; `kept`: the same matches where
+ * their count can sum day counts.
  */
 export async function findPage(
   knex: Knex,

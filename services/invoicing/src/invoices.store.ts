@@ -6,6 +6,8 @@ import type { Knex } from 'knex';
 import { parseInstant } from '@hub/shared';
 
 export const INVOICES = 'invoicing.invoices';
+/** The invoices counted per scope and UTC day of created_at (migration 20261211100100). */
+export const INVOICE_DAYS = 'invoicing.invoice_days';
 export const INVOICE_STATUSES = 'invoicing.invoice_statuses';
 
 export interface InvoiceDetail {

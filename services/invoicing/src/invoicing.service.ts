@@ -29,7 +29,7 @@ import {
   RetentionMixin,
   type ParamsOf,
 } from '@hub/shared';
-import { callerScope, keptValueMatches, translateFilters } from './filters';
+import { callerScope, invoiceDayMatches, keptValueMatches, translateFilters } from './filters';
 import {
   columnsOf,
   INVOICE_STATUSES,
@@ -233,7 +233,8 @@ const InvoicingService: ServiceSchema<ServiceSettingSchema, InvoicingThis> = {
         const { filters } = ctx.params;
         const where = allOf([callerScope(caller), translateFilters(filters)]);
         const { offset, limit, after } = ctx.params.pagination ?? {};
-        const page = await findPage(this.db.knex, where, keptValueMatches(caller, filters), {
+        const counted = keptValueMatches(caller, filters) ?? invoiceDayMatches(caller, filters);
+        const page = await findPage(this.db.knex, where, counted, {
           after: after === undefined ? undefined : afterInvoice(after, offset),
           offset: offset ?? 0,
           limit: limit ?? FIND_PAGINATION.defaultLimit,

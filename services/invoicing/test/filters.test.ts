@@ -9,6 +9,7 @@ import { KEPT_BYTES } from '../src/custom-values.store';
 import {
   callerScope,
   FILTER_LIMITS,
+  invoiceDayMatches,
   keptValueMatches,
   OPERATORS,
   SEARCHABLE_FIELDS,
@@ -263,6 +264,7 @@ describe('keptValueMatches', () => {
         customData: { region: 'north' },
       }),
     ).toEqual({
+      entries: 'values',
       values: {
         sql: '(v.partner_id = ?) and (v.key = ? and v.value = ?::jsonb) and ((v.created_at > ?) and (v.created_at <= ?))',
         bindings: [3, 'region', '"north"', '2026-01-02T00:00:00.000Z', '2026-02-01T00:00:00.000Z'],
@@ -271,6 +273,7 @@ describe('keptValueMatches', () => {
       createdWithin: { from: '2026-01-02T00:00:00.000Z', to: '2026-02-01T00:00:00.000Z' },
     });
     expect(keptValueMatches(provider, { customData: { priority: 1 } })).toEqual({
+      entries: 'values',
       values: {
         sql: '(v.provider_id = ?) and (v.key = ? and v.value = ?::jsonb) and (true)',
         bindings: [20, 'priority', '1'],
@@ -317,5 +320,38 @@ describe('keptValueMatches', () => {
     ])
       expect(keptValueMatches(partner, filters)).toBeUndefined();
     expect(keptValueMatches({ ...partner, role: 'admin', partnerId: null }, { customData: { k: 1 } })).toBeUndefined();
+  });
+});
+
+describe('invoiceDayMatches', () => {
+  const provider: Caller = {
+    accountId: 1,
+    role: 'provider',
+    name: 'x',
+    partnerId: null,
+    providerId: 20,
+    canForceProvider: false,
+    allowAllProviders: false,
+  };
+
+  it('counts every invoice of the scope, in a createdAt range or without filters, from the invoices', () => {
+    expect(invoiceDayMatches(provider, { createdAt: { $gte: '2026-01-02' } })).toEqual({
+      entries: 'invoices',
+      values: { sql: '(v.provider_id = ?) and ((v.created_at >= ?))', bindings: [20, '2026-01-02T00:00:00.000Z'] },
+      days: { sql: 'd.provider_id = ?', bindings: [20] },
+      createdWithin: { from: '2026-01-02T00:00:00.000Z' },
+    });
+    for (const filters of [undefined, null, {}])
+      expect(invoiceDayMatches(provider, filters)).toMatchObject({ entries: 'invoices', createdWithin: {} });
+  });
+
+  it('leaves every other form to a count of the invoices one by one', () => {
+    for (const filters of [
+      { createdAt: { $eq: '2026-01-02' } },
+      { createdAt: { $gt: '2026-01-02' }, status: 'ready' },
+      { customData: { region: 'north' } },
+    ])
+      expect(invoiceDayMatches(provider, filters)).toBeUndefined();
+    expect(invoiceDayMatches({ ...provider, role: 'admin', providerId: null }, {})).toBeUndefined();
   });
 });

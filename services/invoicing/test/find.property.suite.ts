@@ -19,6 +19,7 @@ import type { Caller } from '@hub/shared';
 import { DEMO_TOKENS, type TestHub } from '../../../test/support/hub';
 import { startCaseRecordsHub } from '../../../test/support/cases';
 import { CUSTOM_VALUE_DAYS, CUSTOM_VALUES, DAY_OF_CREATED_AT, KEPT_BYTES } from '../src/custom-values.store';
+import { INVOICE_DAYS, INVOICES } from '../src/invoices.store';
 import { up as backfill } from '../src/migrations/20261130100100_backfill_invoice_custom_values';
 
 const caller = (role: 'partner' | 'provider', id: number): Caller => ({
@@ -90,10 +91,14 @@ const filtersArb = fc.record(
   },
   { requiredKeys: [] },
 );
-/** Mostly the forms the kept values answer (one customData key, createdAt), sometimes any. */
+/**
+ * Mostly the forms the day counts answer (one customData key, createdAt; createdAt alone or no
+ * filter), sometimes any.
+ */
 const findArb = fc.record({
   caller: fc.constantFrom(...CALLERS),
   filters: fc.oneof(
+    fc.record({ createdAt: createdAtArb }, { requiredKeys: [] }),
     fc.record(
       {
         createdAt: createdAtArb,
@@ -178,7 +183,16 @@ export function findPropertySuite(infra: boolean): void {
     hub.broker.call('invoicing.find', params, { meta: { caller: who } }) as Promise<FindAnswer>;
 
   describe('invoices/find against a plain reference query', () => {
-    it('keeps the day counts of the kept values through every write', async () => {
+    it('keeps the day counts of the invoices and their kept values through every write', async () => {
+      const { rows: invoices } = await knex.raw(
+        `select partner_id, provider_id, ${DAY_OF_CREATED_AT} as day, count(*)::int as invoices
+           from ${INVOICES} group by 1, 2, 3 order by 1, 2, 3`,
+      );
+      const { rows: invoiceDays } = await knex.raw(
+        `select partner_id, provider_id, day, sum(invoices)::int as invoices
+           from ${INVOICE_DAYS} group by 1, 2, 3 having sum(invoices) <> 0 order by 1, 2, 3`,
+      );
+      expect(invoiceDays).toEqual(invoices);
       const { rows: kept } = await knex.raw(
         `select partner_id, provider_id, key, value, ${DAY_OF_CREATED_AT} as day, count(*)::int as invoices
            from ${CUSTOM_VALUES} group by 1, 2, 3, 4, 5 order by 1, 2, 3, 4, 5`,
