@@ -230,7 +230,7 @@ export function callerScope(caller: Caller, alias = 'i'): SqlFragment {
  * Matches whose count can sum day counts: of one customData key's value, read from the kept values
  * and their day counts, or of every invoice in a createdAt range, from the invoices and theirs.
  */
-export interface KeptMatches {
+export interface DayCountedMatches {
   /** What is counted entry by entry: the kept values or the invoices. */
   entries: 'values' | 'invoices';
   /** The matches as a condition on the entries as `v`. */
@@ -248,7 +248,7 @@ const LOWER_BOUNDS = ['$gt', '$gte'];
 const UPPER_BOUNDS = ['$lt', '$lte'];
 
 /** The bounds of a createdAt filter that is a range, which `translateFilters` accepted. */
-function rangeOf(createdAt: unknown): KeptMatches['createdWithin'] {
+function rangeOf(createdAt: unknown): DayCountedMatches['createdWithin'] {
   if (createdAt === undefined) return {};
   if (!isPlainObject(createdAt)) return undefined;
   const range: { from?: string; to?: string } = {};
@@ -269,7 +269,7 @@ function rangeOf(createdAt: unknown): KeptMatches['createdWithin'] {
  * never `"1"`). Undefined for any other form, which reads the invoices. Only for filters
  * `translateFilters` accepted.
  */
-export function keptValueMatches(caller: Caller, filters: unknown): KeptMatches | undefined {
+export function keptValueMatches(caller: Caller, filters: unknown): DayCountedMatches | undefined {
   const scope = callerScope(caller, 'v');
   if (scope.sql === 'false' || !isPlainObject(filters)) return undefined;
   const { customData, createdAt, ...others } = filters;
@@ -294,7 +294,7 @@ export function keptValueMatches(caller: Caller, filters: unknown): KeptMatches 
  * createdAt range: every invoice of the caller's in it, counted from the invoices' day counts.
  * Undefined for any other form. Only for filters `translateFilters` accepted.
  */
-export function invoiceDayMatches(caller: Caller, filters: unknown): KeptMatches | undefined {
+export function invoiceDayMatches(caller: Caller, filters: unknown): DayCountedMatches | undefined {
   const scope = callerScope(caller, 'v');
   if (scope.sql === 'false') return undefined;
   if (filters !== undefined && filters !== null && !isPlainObject(filters)) return undefined;

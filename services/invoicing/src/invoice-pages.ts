@@ -11,7 +11,7 @@ import type { Knex } from 'knex';
 import { allOf, decodeCursor, encodeCursor, FIELD_MESSAGES, FieldsValidationError, parseInstant } from '@hub/shared';
 import type { SqlFragment } from '@hub/shared';
 import { CUSTOM_VALUE_DAYS, CUSTOM_VALUES } from './custom-values.store';
-import type { KeptMatches } from './filters';
+import type { DayCountedMatches } from './filters';
 import { INVOICE_DAYS, INVOICES, type InvoiceWithLinkRow, selectInvoices } from './invoices.store';
 
 /** The sort key of the invoice a page ended on: its created_at to the microsecond, and its id. */
@@ -64,7 +64,7 @@ function dayOf(instant: string, later: number): string | undefined {
  * range's lower bound up to the day of its upper bound (or of the cursor), either end open when
  * unbounded. Undefined when there are none, or the createdAt filter is not a range.
  */
-function wholeDays(kept: KeptMatches, upTo?: InvoiceKey): { from?: string; until?: string } | undefined {
+function wholeDays(kept: DayCountedMatches, upTo?: InvoiceKey): { from?: string; until?: string } | undefined {
   const range = kept.createdWithin;
   if (range === undefined) return undefined;
   const from = range.from === undefined ? undefined : dayOf(range.from, 1);
@@ -79,7 +79,7 @@ function wholeDays(kept: KeptMatches, upTo?: InvoiceKey): { from?: string; until
  * SQL expression: the day counts of the whole days summed, and the values of the days at either
  * end counted one by one.
  */
-function keptCount(kept: KeptMatches, upTo?: InvoiceKey): SqlFragment {
+function keptCount(kept: DayCountedMatches, upTo?: InvoiceKey): SqlFragment {
   const { table, days: dayCounts, sortKey } = COUNTED[kept.entries];
   const matches = upTo
     ? allOf([kept.values, { sql: `${sortKey} <= ${KEY_SQL}`, bindings: [upTo.createdAt, upTo.id] }])
@@ -113,7 +113,7 @@ function keptCount(kept: KeptMatches, upTo?: InvoiceKey): SqlFragment {
 async function countMatches(
   knex: Knex,
   where: SqlFragment,
-  kept: KeptMatches | undefined,
+  kept: DayCountedMatches | undefined,
   after: InvoiceKey | undefined,
 ): Promise<{ count: number; before: number }> {
   let counted: { count: number | string; before: number | string };
@@ -143,7 +143,7 @@ async function countMatches(
 export async function findPage(
   knex: Knex,
   where: SqlFragment,
-  kept: KeptMatches | undefined,
+  kept: DayCountedMatches | undefined,
   page: { after?: InvoiceKey; offset: number; limit: number },
 ): Promise<FindPage> {
   const { after, limit } = page;
