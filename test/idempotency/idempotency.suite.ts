@@ -52,10 +52,17 @@ interface WriteKind {
 
 type Snapshot = Record<string, { rows: number; digest: string | null }>;
 
+/** The tables of kept counts, each with its count: a write adds to a row of its values, or adds a row. */
+const KEPT_COUNTS: Record<string, string> = {
+  'booking.case_counts': 'cases',
+  'invoicing.invoice_days': 'invoices',
+  'invoicing.custom_value_days': 'invoices',
+};
+
 /**
  * Every row of every writing service, as counts and digests. An outbox is only counted: its rows
- * change while the relay hands them on, and each one is a webhook to send. booking.case_counts
- * is read as the number of cases it counts: a write adds to a row of its pair, or adds a row.
+ * change while the relay hands them on, and each one is a webhook to send. A table of kept counts
+ * is read as the number of rows it counts.
  */
 async function snapshot(knex: Knex): Promise<Snapshot> {
   const tables = (await knex('pg_tables')
@@ -67,12 +74,11 @@ async function snapshot(knex: Knex): Promise<Snapshot> {
   const taken: Snapshot = {};
   for (const { schemaname, tablename } of tables) {
     const table = `${schemaname}.${tablename}`;
-    const query =
-      table === 'booking.case_counts'
-        ? 'select coalesce(sum(cases), 0) as rows, null as digest from ??'
-        : tablename === 'outbox'
-          ? 'select count(*) as rows, null as digest from ??'
-          : "select count(*) as rows, md5(string_agg(t::text, '|' order by t::text)) as digest from ?? t";
+    const query = Object.hasOwn(KEPT_COUNTS, table)
+      ? `select coalesce(sum(${KEPT_COUNTS[table]}), 0) as rows, null as digest from ??`
+      : tablename === 'outbox'
+        ? 'select count(*) as rows, null as digest from ??'
+        : "select count(*) as rows, md5(string_agg(t::text, '|' order by t::text)) as digest from ?? t";
     const [row] = (await knex.raw(query, [table])).rows as Array<{ rows: number; digest: string | null }>;
     taken[table] = { rows: Number(row.rows), digest: row.digest };
   }
