@@ -60,12 +60,12 @@ function dayOf(instant: string, later: number): string | undefined {
 }
 
 /**
- * The whole UTC days whose every kept value of the key's value matches: from the day after the
- * range's lower bound up to the day of its upper bound (or of the cursor), either end open when
- * unbounded. Undefined when there are none, or the createdAt filter is not a range.
+ * The whole UTC days whose every entry matches: from the day after the range's lower bound up to
+ * the day of its upper bound (or of the cursor), either end open when unbounded. Undefined when
+ * there are none, or the createdAt filter is not a range.
  */
-function wholeDays(kept: DayCountedMatches, upTo?: InvoiceKey): { from?: string; until?: string } | undefined {
-  const range = kept.createdWithin;
+function wholeDays(matches: DayCountedMatches, upTo?: InvoiceKey): { from?: string; until?: string } | undefined {
+  const range = matches.createdWithin;
   if (range === undefined) return undefined;
   const from = range.from === undefined ? undefined : dayOf(range.from, 1);
   if (range.from !== undefined && from === undefined) return undefined;
@@ -75,23 +75,23 @@ function wholeDays(kept: DayCountedMatches, upTo?: InvoiceKey): { from?: string;
 }
 
 /**
- * The number of kept values matching `kept` (and, with `upTo`, sorting up to that invoice) as a
- * SQL expression: the day counts of the whole days summed, and the values of the days at either
+ * The number of entries matching `matches` (and, with `upTo`, sorting up to that invoice) as a
+ * SQL expression: the day counts of the whole days summed, and the entries of the days at either
  * end counted one by one.
  */
-function keptCount(kept: DayCountedMatches, upTo?: InvoiceKey): SqlFragment {
-  const { table, days: dayCounts, sortKey } = COUNTED[kept.entries];
-  const matches = upTo
-    ? allOf([kept.values, { sql: `${sortKey} <= ${KEY_SQL}`, bindings: [upTo.createdAt, upTo.id] }])
-    : kept.values;
+function countByDays(matches: DayCountedMatches, upTo?: InvoiceKey): SqlFragment {
+  const { table, days: dayCounts, sortKey } = COUNTED[matches.entries];
+  const condition = upTo
+    ? allOf([matches.values, { sql: `${sortKey} <= ${KEY_SQL}`, bindings: [upTo.createdAt, upTo.id] }])
+    : matches.values;
   const counted = (extra?: SqlFragment): SqlFragment => {
-    const where = extra ? allOf([matches, extra]) : matches;
+    const where = extra ? allOf([condition, extra]) : condition;
     return { sql: `(select count(*) from ${table} as v where ${where.sql})`, bindings: where.bindings };
   };
-  const days = wholeDays(kept, upTo);
+  const days = wholeDays(matches, upTo);
   if (days === undefined) return counted();
   const { from, until } = days;
-  const inDays: SqlFragment[] = [kept.days];
+  const inDays: SqlFragment[] = [matches.days];
   const parts: SqlFragment[] = [];
   if (from !== undefined) {
     inDays.push({ sql: 'd.day >= ?::date', bindings: [from] });
@@ -113,12 +113,12 @@ function keptCount(kept: DayCountedMatches, upTo?: InvoiceKey): SqlFragment {
 async function countMatches(
   knex: Knex,
   where: SqlFragment,
-  kept: DayCountedMatches | undefined,
+  byDays: DayCountedMatches | undefined,
   after: InvoiceKey | undefined,
 ): Promise<{ count: number; before: number }> {
   let counted: { count: number | string; before: number | string };
-  if (kept) {
-    const [all, before] = [keptCount(kept), after ? keptCount(kept, after) : { sql: '0', bindings: [] }];
+  if (byDays) {
+    const [all, before] = [countByDays(byDays), after ? countByDays(byDays, after) : { sql: '0', bindings: [] }];
     [counted] = (
       await knex.raw(`select ${all.sql} as count, ${before.sql} as before`, [...all.bindings, ...before.bindings])
     ).rows;
@@ -137,13 +137,13 @@ async function countMatches(
 }
 
 /**
- * `where`: the matches as a condition on the invoices as `i`; `kept`: the same matches where
+ * `where`: the matches as a condition on the invoices as `i`; `byDays`: the same matches where
  * their count can sum day counts.
  */
 export async function findPage(
   knex: Knex,
   where: SqlFragment,
-  kept: DayCountedMatches | undefined,
+  byDays: DayCountedMatches | undefined,
   page: { after?: InvoiceKey; offset: number; limit: number },
 ): Promise<FindPage> {
   const { after, limit } = page;
@@ -157,7 +157,7 @@ export async function findPage(
   else query.offset(page.offset);
   // On two of the pool's connections at once: neither waits for the other's round trip.
   const [counted, found] = await Promise.all([
-    countMatches(knex, where, kept, after),
+    countMatches(knex, where, byDays, after),
     query as Promise<Array<InvoiceWithLinkRow & { page_created_at: string }>>,
   ]);
 
