@@ -63,7 +63,7 @@ export interface SearchResult {
 export interface SearchOptions {
   /** Only the provider's cases it has not accepted yet and that are not cancelled. */
   unexported?: boolean;
-  /** Up to this many matches, the pass that counts them also sorts them for the page (see countMatches). */
+  /** Up to this many matches, the pass that counts them also sorts them for the page (see countedThenPaged). */
   sortedInFull?: number;
   /** Up to this many entries of a tag in the caller's scope, its cases are looked up by id. */
   probedUpTo?: number;
@@ -125,17 +125,20 @@ export async function searchCases(
       : scoped;
 
   const offset = after === undefined ? (params.pagination?.offset ?? 0) : 0;
-  const page = { after, offset, size: limit + 1 };
-  let kept: number | undefined;
-  if (!unexported && condition.sql === 'true') kept = await scopeCount(knex, caller);
-  else if (!unexported && condition.statuses) {
-    const matching = await scopeCount(knex, caller, condition.statuses);
-    // Few matches cost less counted and sorted for the page in one pass (countMatches); many fill a page at once.
-    if (matching > sortedInFull) kept = matching;
-  }
-  const { count, before, ids } = await countMatches(knex, matches, page, kept, sortedInFull);
   // One case past the page, read whole with the page's, tells whether a page follows.
-  const found = await loadCasesById(knex, ids ?? walkedPage(matches, page));
+  const page = { after, offset, size: limit + 1 };
+  let counted: CountedPage;
+  if (!unexported && condition.sql === 'true') {
+    counted = await pageBesideKeptCount(knex, matches, page, scopeCount(knex, caller));
+  } else {
+    const matching = !unexported && condition.statuses ? await scopeCount(knex, caller, condition.statuses) : 0;
+    // Few matches cost less counted and sorted for the page in one pass (countedThenPaged); many fill a page at once.
+    counted =
+      matching > sortedInFull
+        ? await pageBesideKeptCount(knex, matches, page, matching)
+        : await countedThenPaged(knex, matches, page, sortedInFull);
+  }
+  const { count, before, found } = counted;
   const cases = found.slice(0, limit);
   return {
     data: cases.map((loaded) => caseForPartner(loaded, rules)),
@@ -291,38 +294,55 @@ interface Page {
   size: number;
 }
 
-interface Counted {
+interface CountedPage {
   count: number;
   /** Matches up to the cursor's case. */
   before: number;
-  /** The page's case ids, when the count's pass sorted them. */
-  ids: number[] | null;
+  /** The page's cases, and one case past it when a page follows. */
+  found: CaseOut[];
 }
 
 /**
- * The matches (`matches`, a query of their ids as `c.id`) counted, and those up to the cursor.
- * `kept`: the count of the caller's whole scope when no filter narrows it, or of its cases in the
- * statuses searched when that is the only filter (then only the cases up to the cursor are
- * counted). Otherwise one pass over the matches' ids (from an index alone where the filters
- * allow) counts them and, when there are at most `bound`, also sorts them for the page: walking
- * the scope in id order until the page fills, as the planner would, reads every case of the scope
- * before the first match (260,000 cases for a createdAt week of a partner among a million cases),
- * and a second pass would read the matches again.
+ * With the matches' count kept (`kept`: the caller's whole scope when no filter narrows it, or its
+ * cases in the statuses searched when that is the only filter), the count, the matches up to the
+ * cursor and the page's cases are read at once on connections of their own: none needs another's
+ * answer, and one after the other each added a round trip to the search.
  */
-async function countMatches(
+async function pageBesideKeptCount(
   knex: Knex,
   matches: Knex.QueryBuilder,
-  { after, offset, size }: Page,
-  kept: number | undefined,
-  bound: number,
-): Promise<Counted> {
-  if (kept !== undefined) {
-    if (after === undefined) return { count: kept, before: 0, ids: null };
+  page: Page,
+  kept: Promise<number> | number,
+): Promise<CountedPage> {
+  const upToCursor = async (after: number) => {
     const upTo = (await matches.clone().where('c.id', '<=', after).first(knex.raw('count(*) as before'))) as {
       before: number | string;
     };
-    return { count: kept, before: Number(upTo.before), ids: null };
-  }
+    return Number(upTo.before);
+  };
+  const [count, before, found] = await Promise.all([
+    kept,
+    page.after === undefined ? 0 : upToCursor(page.after),
+    loadCasesById(knex, walkedPage(matches, page)),
+  ]);
+  return { count, before, found };
+}
+
+/**
+ * The matches (`matches`, a query of their ids as `c.id`) counted, and those up to the cursor, in
+ * one pass over their ids (from an index alone where the filters allow) that, when there are at
+ * most `bound`, also sorts them for the page: walking the scope in id order until the page fills,
+ * as the planner would, reads every case of the scope before the first match (260,000 cases for a
+ * createdAt week of a partner among a million cases), and a second pass would read the matches
+ * again. Then the page's cases, read whole.
+ */
+async function countedThenPaged(
+  knex: Knex,
+  matches: Knex.QueryBuilder,
+  page: Page,
+  bound: number,
+): Promise<CountedPage> {
+  const { after, offset, size } = page;
   const pageIds = knex('matches').select('id').orderBy('id').limit(size).offset(offset);
   if (after !== undefined) pageIds.where('id', '>', after);
   // The array is an init plan, computed only when the count is within the bound.
@@ -334,7 +354,11 @@ async function countMatches(
       knex.raw('count(*) filter (where id <= ?) as before', [after ?? 0]),
       knex.raw('case when count(*) <= ? then array(?) end as ids', [bound, pageIds]),
     )) as { count: number | string; before: number | string; ids: number[] | null };
-  return { count: Number(counted.count), before: Number(counted.before), ids: counted.ids };
+  return {
+    count: Number(counted.count),
+    before: Number(counted.before),
+    found: await loadCasesById(knex, counted.ids ?? walkedPage(matches, page)),
+  };
 }
 
 /** The page's case ids (and the next one's), the matches walked in id order (from the index alone where the filters allow). */
