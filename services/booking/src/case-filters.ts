@@ -42,7 +42,8 @@ const JSON_COLUMNS: Record<string, string> = { productData: 'c.product_data', or
 
 export const FILTER_LIMITS = { anyOf: 100, textLength: 255, tags: 20 };
 
-const JSON_KEY = /^[A-Za-z0-9_-]{1,64}$/;
+/** A productData/orderData key a filter may name. */
+export const JSON_KEY = /^[A-Za-z0-9_-]{1,64}$/;
 /** How deep a productData/orderData filter may reach. */
 const JSON_PATH_DEPTH = 8;
 
@@ -130,6 +131,12 @@ function containmentHint(column: string, path: string[], value: unknown): SqlFra
   };
 }
 
+/** A partner's or provider's cases, by the column that holds the caller's id in the tables that keep a case's scope. */
+export interface CallerScope {
+  column: 'partner_id' | 'service_provider_id';
+  id: number;
+}
+
 /**
  * How a `tags` filter reads (see tagReadingOf in case-search.ts): for each name sent, the ids of
  * the tags so named; the caller's scope as booking.case_tags keeps it (none for an admin); and
@@ -137,7 +144,7 @@ function containmentHint(column: string, path: string[], value: unknown): SqlFra
  */
 export interface TagReading {
   idsOf: ReadonlyMap<string, number[]>;
-  scope?: { column: 'partner_id' | 'service_provider_id'; id: number };
+  scope?: CallerScope;
   probed?: string;
 }
 
@@ -317,6 +324,12 @@ export interface CaseCondition extends SqlFragment {
   statuses?: string[];
   /** With `tags` as the only filter: the matching case ids (column `id`), from the tags' entries in the caller's scope. */
   taggedIds?: SqlFragment;
+  /**
+   * With an equality on one top-level orderData key as the only filter, and only texts a string,
+   * number or boolean can have: the key and those texts, whose matches the kept orderData values
+   * hold (order-values.ts).
+   */
+  orderValue?: { key: string; texts: string[] };
 }
 
 /**
@@ -343,6 +356,7 @@ export function translateCaseFilters(
 
   let statuses: string[] | undefined;
   let taggedIds: SqlFragment | undefined;
+  let orderValue: CaseCondition['orderValue'];
   const compare = (columnName: string, kind: Kind, value: unknown, at: string, status: boolean) => {
     const values = (raw: unknown): Array<string | number> | undefined => {
       const bound = bindingOf(kind, raw);
@@ -434,6 +448,12 @@ export function translateCaseFilters(
       compare(column, 'text', value, at, false);
       const hint = containmentHint(JSON_COLUMNS[field.slice(0, dot)], field.slice(dot + 1).split('.'), value);
       if (hint) fragments.push(hint);
+      const key = field.slice(dot + 1);
+      const texts =
+        entries.length === 1 && field.slice(0, dot) === 'orderData' && !key.includes('.')
+          ? scalarTexts(value)
+          : undefined;
+      if (texts) orderValue = { key, texts };
       continue;
     }
     // Own keys only: `constructor` or `__proto__` must not find something on the prototype.
@@ -446,5 +466,18 @@ export function translateCaseFilters(
   }
   if (Object.keys(errors).length) throw new FieldsValidationError(errors);
   if (entries.length === 1 && statuses) return { ...allOf(fragments), statuses };
+  if (orderValue) return { ...allOf(fragments), orderValue };
   return taggedIds ? { ...allOf(fragments), taggedIds } : allOf(fragments);
+}
+
+/**
+ * The texts an equality filter's value (or list) compares a JSON key's text with, when only a
+ * string, number or boolean can have them: an object's or array's text starts with `{` or `[`.
+ * Undefined for anything else (null, operators, an empty list, a value the filter refuses).
+ */
+function scalarTexts(value: unknown): string[] | undefined {
+  const values = Array.isArray(value) ? value : [value];
+  const texts = values.map((item) => bindingOf('text', item));
+  if (texts.length === 0 || texts.some((text) => typeof text !== 'string' || /^\s*[[{]/.test(text))) return undefined;
+  return texts as string[];
 }

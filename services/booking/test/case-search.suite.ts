@@ -92,6 +92,13 @@ const tagsFilterArb = fc.subarray([...TAGS, 'Warranty', 'none'], { minLength: 1,
 /** A search by tags alone, whose matches come from the tags' entries without a look at the cases. */
 const tagsOnlyArb = fc.record({ tags: tagsFilterArb });
 
+const storeFilterArb = fc.oneof(
+  fc.constantFrom('S1', 'S2', '12', 12, true, 'true', '{"nested": "S1"}'),
+  fc.subarray(['S1', 'S2', '12', 'true'], { minLength: 1 }),
+);
+/** A search by one top-level orderData key alone, whose matches come from the kept values without a look at the cases. */
+const orderDataOnlyArb = fc.record({ 'orderData.store': storeFilterArb });
+
 const filtersArb = fc.record(
   {
     currentStatus: statusFilterArb,
@@ -105,10 +112,7 @@ const filtersArb = fc.record(
     ),
     commonSearch: fc.constantFrom(...SEARCHES),
     tags: tagsFilterArb,
-    'orderData.store': fc.oneof(
-      fc.constantFrom('S1', 'S2', '12', 12, true, 'true', '{"nested": "S1"}'),
-      fc.subarray(['S1', 'S2', '12', 'true'], { minLength: 1 }),
-    ),
+    'orderData.store': storeFilterArb,
     'orderData.meta.store': fc.constantFrom('S1', '12', true),
     partnerId: fc.constantFrom(1, 2),
   },
@@ -185,6 +189,17 @@ export function caseSearchSuite(infra: boolean): void {
     await knex('booking.cases')
       .where({ id: last - 2 })
       .update({ service_provider_id: 11 });
+    // Cases whose orderData or scope changes keep their kept values in step: one's orderData, one's
+    // with its partner, one's partner alone.
+    await knex('booking.cases')
+      .where({ id: last - 3 })
+      .update({ order_data: knex.raw(`order_data || '{"store": "S2"}'`) });
+    await knex('booking.cases')
+      .where({ id: last - 4 })
+      .update({ partner_id: 2, order_data: knex.raw(`order_data || '{"store": 12}'`) });
+    await knex('booking.cases')
+      .where({ id: last - 5 })
+      .update({ partner_id: knex.raw('3 - partner_id') });
     await knex.raw(
       `insert into booking.cases select (jsonb_populate_record(null::booking.cases, to_jsonb(t) || jsonb_build_object('id', ?::int, 'guid', gen_random_uuid()))).*
        from booking.cases t where t.id = ?`,
@@ -331,7 +346,7 @@ export function caseSearchSuite(infra: boolean): void {
       await fc.assert(
         fc.asyncProperty(
           fc.constantFrom(PROVIDER, PARTNER, ADMIN),
-          fc.oneof(fc.constant({}), statusOnlyArb, tagsOnlyArb, filtersArb),
+          fc.oneof(fc.constant({}), statusOnlyArb, tagsOnlyArb, orderDataOnlyArb, filtersArb),
           fc.constantFrom(0, 10_000),
           fc.constantFrom(0, 5, 10_000),
           fc.constantFrom(0, 0.5, 0.9, 1),
@@ -414,6 +429,39 @@ export function caseSearchSuite(infra: boolean): void {
             guids: expected,
           });
         }
+    });
+
+    it('keeps each top-level orderData value a filter can equal, in the scope of its case', async () => {
+      const cases = await knex('booking.cases').select('id', 'partner_id', 'service_provider_id', 'order_data');
+      const expected = cases
+        .flatMap((row) =>
+          Object.entries(row.order_data as Record<string, unknown>)
+            .filter(
+              ([key, value]) =>
+                /^[A-Za-z0-9_-]{1,64}$/.test(key) && ['string', 'number', 'boolean'].includes(typeof value),
+            )
+            .map(([key, value]) => ({
+              case_id: Number(row.id),
+              partner_id: row.partner_id,
+              service_provider_id: row.service_provider_id,
+              key,
+              value: String(value),
+            })),
+        )
+        .filter((row) => row.value.length <= 255);
+      const kept = await knex('booking.case_order_values').select(
+        'case_id',
+        'partner_id',
+        'service_provider_id',
+        'key',
+        'value',
+      );
+      const sorted = (rows: Array<Record<string, unknown>>) =>
+        rows
+          .map((row) => ({ ...row, case_id: Number(row.case_id) }))
+          .sort((a, b) => a.case_id - b.case_id || String(a.key).localeCompare(String(b.key)));
+      expect(sorted(kept)).toEqual(sorted(expected));
+      expect(kept.filter((row) => row.key === 'store').length).toBeGreaterThan(10);
     });
 
     it('keeps every tag in the scope of its case', async () => {
