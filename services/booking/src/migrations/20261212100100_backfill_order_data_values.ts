@@ -10,7 +10,7 @@ import { keptOrderValuesOf, ORDER_VALUE_COLUMNS, ORDER_VALUES } from '../order-v
 export const config = { transaction: false };
 
 /** Case ids per batch: writes wait at most about a second for one on a busy server. */
-const BATCH_IDS = 50_000;
+const BATCH_IDS = 20_000;
 
 export async function up(knex: Knex): Promise<void> {
   const [{ last }] = (await knex('booking.cases').max('id as last')) as Array<{ last: number | null }>;
