@@ -6,14 +6,13 @@
  *
  * Cases are grown with SQL from one booked case per partner (generate_series, not row by row),
  * with a customer contact, a first status and tags, then analysed and vacuumed as a settled table
- * would be. The search indexes (migrations 20261126100000, 20261129100000, 20261130100200 and
- * 20261130100300) and the kept orderData values (20261212100000 to 20261212100200) are dropped
- * while the rows go in, as a bulk import would; the searches run without them (`before`), then
- * the migrations build them (CREATE INDEX CONCURRENTLY on the grown table, the values backfilled,
- * timed) and they run again (`after`). The kept count of each scope
- * (20261129100100) and the scopes the case tags keep (20261130100000) stay: the search reads
- * them. `commonSearch` also runs raw in its first form (one OR with the contacts in an EXISTS)
- * both times.
+ * would be. The search indexes (migrations 20261126100000, 20261129100000, 20261130100200,
+ * 20261130100300 and 20261212100200) are dropped while the rows go in, as a bulk import would;
+ * the searches run without them (`before`), then the migrations build them (CREATE INDEX
+ * CONCURRENTLY on the grown table, timed) and they run again (`after`). The kept count of each
+ * scope (20261129100100), the scopes the case tags keep (20261130100000) and the kept orderData
+ * values (20261212100000) stay: the search reads them. `commonSearch` also runs raw in its first
+ * form (one OR with the contacts in an EXISTS) both times.
  *
  * Run after `npm run build`: `BENCH_POSTGRES_URL=postgres://... node bench/search-cases.js`
  * (a fresh database is created there and dropped afterwards; without it the embedded database
@@ -39,8 +38,6 @@ const searchIndexes = [
   require('../services/booking/dist/migrations/20261129100000_index_cases_by_created_at'),
   require('../services/booking/dist/migrations/20261130100200_index_case_tags_by_scope'),
   require('../services/booking/dist/migrations/20261130100300_index_order_data_by_scope'),
-  require('../services/booking/dist/migrations/20261212100000_keep_order_data_values'),
-  require('../services/booking/dist/migrations/20261212100100_backfill_order_data_values'),
   require('../services/booking/dist/migrations/20261212100200_index_order_data_values'),
 ];
 
@@ -283,7 +280,7 @@ async function main() {
     }
     const loadAtStart = load();
     // As a bulk import would: the search indexes dropped while the rows go in, then built.
-    for (const migration of [...searchIndexes].reverse()) await migration.down(knex);
+    for (const migration of searchIndexes) await migration.down(knex);
     const seedSeconds = await grow(knex);
     // Page 1,000, or in a quick run the last full page of Elkjøp's third of the cases.
     const deepOffset = Math.min(9990, Math.floor(CASES / 3) - 10);

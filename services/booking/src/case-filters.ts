@@ -42,8 +42,7 @@ const JSON_COLUMNS: Record<string, string> = { productData: 'c.product_data', or
 
 export const FILTER_LIMITS = { anyOf: 100, textLength: 255, tags: 20 };
 
-/** A productData/orderData key a filter may name. */
-export const JSON_KEY = /^[A-Za-z0-9_-]{1,64}$/;
+const JSON_KEY = /^[A-Za-z0-9_-]{1,64}$/;
 /** How deep a productData/orderData filter may reach. */
 const JSON_PATH_DEPTH = 8;
 

@@ -6,14 +6,22 @@
  * index, without reading a case: read through the cases, each candidate of the containment test
  * was a heap page, 8 ms for a key's 1,667 cases of a partner's 333,334 (issue 17).
  *
- * A value is kept only where a filter could equal it (see case-filters.ts): a string, number or
- * boolean, read as `->>` reads it, of at most FILTER_LIMITS.textLength characters, under a key a
- * filter may name.
+ * A value is kept where a filter could equal it (see case-filters.ts): a string, number or
+ * boolean, read as `->>` reads it, under a key a filter may name; a text longer than any a filter
+ * may send is not.
  */
 import type { SqlFragment } from '@hub/shared';
-import { type CallerScope, type CaseCondition, FILTER_LIMITS, JSON_KEY } from './case-filters';
+import type { CallerScope, CaseCondition } from './case-filters';
 
 export const ORDER_VALUES = 'booking.case_order_values';
+
+/**
+ * The keys, and the longest texts (in characters), the triggers keep: the filters' own bounds when
+ * they were written. A search whose key or texts fall outside them reads the cases; widening them
+ * takes a migration that keeps the values again.
+ */
+const KEPT_KEY = /^[A-Za-z0-9_-]{1,64}$/;
+const KEPT_TEXT_CHARACTERS = 255;
 
 /** The columns of ORDER_VALUES in the order `keptOrderValuesOf` selects them. */
 export const ORDER_VALUE_COLUMNS = '(case_id, partner_id, service_provider_id, key, value)';
@@ -23,16 +31,21 @@ export function keptOrderValuesOf(rows: string): string {
   return `select r.id, r.partner_id, r.service_provider_id, v.key, v.value #>> '{}'
     from ${rows} as r,
          jsonb_each(case when jsonb_typeof(r.order_data) = 'object' then r.order_data else '{}' end) as v
-   where v.key ~ '${JSON_KEY.source}'
+   where v.key ~ '${KEPT_KEY.source}'
      and jsonb_typeof(v.value) in ('string', 'number', 'boolean')
-     and char_length(v.value #>> '{}') <= ${FILTER_LIMITS.textLength}`;
+     and char_length(v.value #>> '{}') <= ${KEPT_TEXT_CHARACTERS}`;
 }
 
-/** The ids, as column `id`, of the cases in `scope` whose orderData `key` has one of `texts`, from the kept values alone. */
+/**
+ * The ids, as column `id`, of the cases in `scope` whose orderData `key` has one of `texts`, from
+ * the kept values alone; undefined when the key or a text is one they do not keep.
+ */
 export function keptOrderValueIds(
   scope: CallerScope,
   { key, texts }: NonNullable<CaseCondition['orderValue']>,
-): SqlFragment {
+): SqlFragment | undefined {
+  // Code points, as Postgres counts characters.
+  if (!KEPT_KEY.test(key) || texts.some((text) => [...text].length > KEPT_TEXT_CHARACTERS)) return undefined;
   return {
     sql: `select v.case_id as id from ${ORDER_VALUES} v
            where v.${scope.column} = ? and v.key = ? and v.value in (${texts.map(() => '?').join(', ')})`,
