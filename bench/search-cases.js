@@ -132,7 +132,7 @@ async function grow(knex) {
  * (otherwise in the middle of the timed rounds).
  */
 async function settle(knex) {
-  for (const table of ['cases', 'case_contacts', 'case_statuses', 'case_tags'])
+  for (const table of ['cases', 'case_contacts', 'case_statuses', 'case_tags', 'case_order_values'])
     await knex.raw(`vacuum analyze booking.${table}`);
   await buildExpressionStatistics(knex);
 }
