@@ -7,6 +7,7 @@ export * from './choice-rules';
 export * from './clock';
 export * from './config';
 export * from './contact';
+export * from './batched-backfill';
 export * from './concurrent-indexes';
 export * from './context';
 export * from './dates';

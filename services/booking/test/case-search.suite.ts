@@ -15,6 +15,7 @@ import { buildExpressionStatistics, type Caller, type DbService } from '@hub/sha
 import { DEMO_TOKENS, startTestHub, type TestHub } from '../../../test/support/hub';
 import { BOOKING_SERVICES, bookCase } from '../../../test/support/cases';
 import { commonSearchPieces, type LookupNames, searchCases } from '../src/case-search';
+import { up as backfillOrderValues } from '../src/migrations/20261212100100_backfill_order_data_values';
 
 const PROVIDER: Caller = {
   accountId: 1,
@@ -216,6 +217,16 @@ export function caseSearchSuite(infra: boolean): void {
     await buildExpressionStatistics(knex);
   });
   afterAll(() => hub.stop());
+
+  const sortedValues = (rows: Array<Record<string, unknown>>) =>
+    rows
+      .map((row) => ({ ...row, case_id: Number(row.case_id) }))
+      .sort((a, b) => a.case_id - b.case_id || String(a.key).localeCompare(String(b.key)));
+
+  const keptOrderValues = async () =>
+    sortedValues(
+      await knex('booking.case_order_values').select('case_id', 'partner_id', 'service_provider_id', 'key', 'value'),
+    );
 
   /** The reference: each filter as the plainest SQL that says it, over the caller's cases, in id order. */
   async function referenceGuids(filters: Record<string, unknown>, caller: Caller = PROVIDER): Promise<string[]> {
@@ -449,19 +460,16 @@ export function caseSearchSuite(infra: boolean): void {
             })),
         )
         .filter((row) => row.value.length <= 255);
-      const kept = await knex('booking.case_order_values').select(
-        'case_id',
-        'partner_id',
-        'service_provider_id',
-        'key',
-        'value',
-      );
-      const sorted = (rows: Array<Record<string, unknown>>) =>
-        rows
-          .map((row) => ({ ...row, case_id: Number(row.case_id) }))
-          .sort((a, b) => a.case_id - b.case_id || String(a.key).localeCompare(String(b.key)));
-      expect(sorted(kept)).toEqual(sorted(expected));
+      const kept = await keptOrderValues();
+      expect(kept).toEqual(sortedValues(expected));
       expect(kept.filter((row) => row.key === 'store').length).toBeGreaterThan(10);
+    });
+
+    it('fills in the orderData values of cases written before they were kept, and keeps those kept since', async () => {
+      const kept = await keptOrderValues();
+      await knex('booking.case_order_values').whereRaw('case_id % 2 = 0').delete();
+      await backfillOrderValues(knex);
+      expect(await keptOrderValues()).toEqual(kept);
     });
 
     it('keeps every tag in the scope of its case', async () => {
