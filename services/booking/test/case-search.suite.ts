@@ -220,7 +220,7 @@ export function caseSearchSuite(infra: boolean): void {
 
   const sortedValues = (rows: Array<Record<string, unknown>>) =>
     rows
-      .map((row) => ({ ...row, case_id: Number(row.case_id) }))
+      .map((row): Record<string, unknown> & { case_id: number } => ({ ...row, case_id: Number(row.case_id) }))
       .sort((a, b) => a.case_id - b.case_id || String(a.key).localeCompare(String(b.key)));
 
   const keptOrderValues = async () =>
