@@ -348,11 +348,12 @@ export function caseSearchSuite(infra: boolean): void {
       );
     });
 
-    // Each caller's scope, unfiltered or by status alone (counts kept by booking.case_counts) or
-    // by tags alone (matches from the tags' entries) or not, each way of taking a page (from every match sorted, up to a bound of matches, or by
-    // walking the scope), each way of finding a tag's cases (looked up by id when its entries are
-    // few, or not), and each way of finding contacts (by the whole text, or by its pieces rarer
-    // than a share).
+    // Each caller's scope, unfiltered or by status alone (counts kept by booking.case_counts), by
+    // tags alone (matches from the tags' entries), by one orderData key alone (matches from the
+    // kept values) or not, each way of taking a page (from every match sorted, up to a bound of
+    // matches, or by walking the scope), each way of finding a tag's cases (looked up by id when
+    // its entries are few, or not), and each way of finding contacts (by the whole text, or by its
+    // pieces rarer than a share).
     it('holds for every scope and both ways of taking a page or finding tags', async () => {
       await fc.assert(
         fc.asyncProperty(
