@@ -106,20 +106,16 @@ function bindingOf(kind: Kind, value: unknown): string | number | undefined {
 const JSON_NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/;
 
 /**
- * For an equality on a JSON key's text, the containment tests one of which every matching case
- * passes, so the column's GIN index finds the candidates (`->>` has no index). The text equality
- * stays beside it and decides; without the hint the scope's every case would be read. The text of
- * a string, a number or a boolean can each equal a value sent; that of an object or array, too,
- * but no containment test finds those, so such a value gets no hint.
+ * For an equality on a JSON key's text with these texts (see scalarTexts), the containment tests
+ * one of which every matching case passes, so the column's GIN index finds the candidates (`->>`
+ * has no index). The text equality stays beside it and decides; without the hint the scope's
+ * every case would be read. The text of an object or array can equal a value sent too, but no
+ * containment test finds those, so such a value gets no hint.
  */
-function containmentHint(column: string, path: string[], value: unknown): SqlFragment | undefined {
-  const values = Array.isArray(value) ? value : [value];
-  if (values.length === 0) return undefined;
-  const texts = values.map((item) => (typeof item === 'number' || typeof item === 'boolean' ? String(item) : item));
-  if (texts.some((text) => typeof text !== 'string' || /^\s*[[{]/.test(text))) return undefined;
+function containmentHint(column: string, path: string[], texts: string[]): SqlFragment {
   // `{"a": {"b": <value>}}` for the path a.b; keys are `[A-Za-z0-9_]` only (see jsonPathSql).
   const at = (json: string) => path.reduceRight((inner, key) => `{"${key}": ${inner}}`, json);
-  const documents = (texts as string[]).flatMap((text) => {
+  const documents = texts.flatMap((text) => {
     const forms = [at(JSON.stringify(text))];
     if (JSON_NUMBER.test(text) || text === 'true' || text === 'false') forms.push(at(text));
     return forms;
@@ -445,14 +441,12 @@ export function translateCaseFilters(
         continue;
       }
       compare(column, 'text', value, at, false);
-      const hint = containmentHint(JSON_COLUMNS[field.slice(0, dot)], field.slice(dot + 1).split('.'), value);
-      if (hint) fragments.push(hint);
       const key = field.slice(dot + 1);
-      const texts =
-        entries.length === 1 && field.slice(0, dot) === 'orderData' && !key.includes('.')
-          ? scalarTexts(value)
-          : undefined;
-      if (texts) orderValue = { key, texts };
+      const texts = scalarTexts(value);
+      if (!texts) continue;
+      fragments.push(containmentHint(JSON_COLUMNS[field.slice(0, dot)], key.split('.'), texts));
+      if (entries.length === 1 && field.slice(0, dot) === 'orderData' && !key.includes('.'))
+        orderValue = { key, texts };
       continue;
     }
     // Own keys only: `constructor` or `__proto__` must not find something on the prototype.
