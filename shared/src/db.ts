@@ -61,10 +61,14 @@ export async function openDatabase(
  * statement, so the next statement faults it in again page by page: a model search on a new
  * connection took 175 page faults and 2.5 times the server CPU it takes after this statement
  * (bench/RESULTS.md). Freeing one block above that threshold raises it to the block's size and
- * lets the backend keep twice as much (mallopt(3), the dynamic mmap threshold): up to 2 MiB a
- * connection. Other allocators ignore it; it costs a millisecond per connection.
+ * lets the backend keep twice as much (mallopt(3), the dynamic mmap threshold). A backend's memory
+ * contexts grow by blocks that double up to 8 MiB, and a block of exactly the threshold's size is
+ * still mapped and unmapped each time, so the block freed here is larger than any of them: with a
+ * 1 MiB block a two-word model search on a connection that had run the service's start still took
+ * 326 page faults and twice the time. A backend then keeps up to 16 MiB it freed. Other allocators
+ * ignore it; it costs a few milliseconds per connection.
  */
-const KEEP_FREED_MEMORY = `select length(repeat('x', ${1024 * 1024}))`;
+const KEEP_FREED_MEMORY = `select length(repeat('x', ${8 * 1024 * 1024}))`;
 
 function openPostgres(connectionString: string, poolSize: number): Database {
   const knex = knexFactory({
