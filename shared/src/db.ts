@@ -62,11 +62,11 @@ export async function openDatabase(
  * connection took 175 page faults and 2.5 times the server CPU it takes after this statement
  * (bench/RESULTS.md). Freeing one block above that threshold raises it to the block's size and
  * lets the backend keep twice as much (mallopt(3), the dynamic mmap threshold). A backend's memory
- * contexts grow by blocks that double up to 8 MiB, and a block of exactly the threshold's size is
- * still mapped and unmapped each time, so the block freed here is larger than any of them: with a
- * 1 MiB block a two-word model search on a connection that had run the service's start still took
- * 326 page faults and twice the time. A backend then keeps up to 16 MiB it freed. Other allocators
- * ignore it; it costs a few milliseconds per connection.
+ * contexts grow by blocks that double up to 8 MiB, and a block beyond what the backend keeps goes
+ * back to the system and is faulted in again by the next statement, so the block freed here is
+ * larger than any of them: with a 1 MiB block a two-word model search on a connection that had run
+ * the service's start still took 326 page faults and twice the time. A backend then keeps up to
+ * 16 MiB it freed. Other allocators ignore it; it costs a few milliseconds per connection.
  */
 const KEEP_FREED_MEMORY = `select length(repeat('x', ${8 * 1024 * 1024}))`;
 

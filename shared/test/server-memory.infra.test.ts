@@ -53,6 +53,6 @@ it('keeps what a statement frees for the next one on a new connection', async ()
 
 it('keeps it for a statement whose memory grows in blocks of several MiB', async () => {
   // About 450 page faults a statement when the first statement's block is 1 MiB: the contexts'
-  // 2 and 4 MiB blocks are then mapped afresh each time.
+  // 2 and 4 MiB blocks then go back to the system and are faulted in again each time.
   expect(await faultsPerRun(matchedAgainst(20000))).toBeLessThan(20);
 });
