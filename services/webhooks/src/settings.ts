@@ -51,10 +51,14 @@ export const DELIVERY_SETTINGS = {
   leaseMarginMs: 15_000,
   /**
    * How long a target host's checked addresses serve its attempts before it is looked up again.
-   * A receiver that moves to another address is reached there within this (and once its kept
-   * connections close).
+   * A receiver that moves to another address is reached there within this: connections are kept
+   * per address (http-sender.ts).
    */
   resolvedHostKeptMs: 30_000,
+  /** How long a target's kept HTTP connections outlast its last attempt before they are closed. */
+  idlePoolMs: 60_000,
+  /** HTTP connections kept to one target at most (the subscriptions' in-flight limits bound them first). */
+  connectionsPerTarget: 256,
   /** Hosts whose addresses a worker keeps at most; past this the one looked up longest ago goes. */
   resolvedHostsKept: 10_000,
   /** Bytes of a receiver's answer kept in the attempt log. */

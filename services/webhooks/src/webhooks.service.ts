@@ -29,7 +29,7 @@ import { deliveryRetention } from './retention';
 import { type AddressedWebhook, partiesOf, partyKey, takersOf, webhooksOf } from './addressing';
 import { ADDRESSED_FROM_OLD_SUBSCRIPTIONS, storeAndClaim, storeWebhooks, type WebhookToStore } from './feed.store';
 import { AmqpChannels } from './amqp-sender';
-import { sendHttp } from './http-sender';
+import { HttpSender } from './http-sender';
 import type { AttemptOutcome } from './outcome';
 import { nextDelayMs } from './schedule';
 import { claimLeaseMs, DELIVERY_SETTINGS } from './settings';
@@ -74,6 +74,7 @@ export type WebhooksThis = Service &
     config: HubConfig;
     /** Checks and keeps the addresses of target hosts, for both kinds of target. */
     resolver: TargetResolver;
+    http: HttpSender;
     amqp: AmqpChannels;
     /** The subscriptions ingests address webhooks from, kept while their version is current. */
     addressing?: AddressingView;
@@ -596,17 +597,16 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
         const timeoutMs = this.config.webhookAttemptTimeoutMs;
         send =
           subscription.kind === 'http'
-            ? sendHttp(
+            ? this.http.send(
                 { url: subscription.url, method: subscription.method ?? 'POST', headers: subscription.headers },
                 message,
                 timeoutMs,
-                this.resolver,
               )
             : this.amqp.publish({ url: subscription.url, queue: subscription.queue ?? '' }, message, timeoutMs);
       } catch (err) {
         return Promise.reject(err as Error);
       }
-      // A target the request cannot even be made to (a header Node refuses) is a failed attempt
+      // A target the request cannot even be made to (a header the HTTP client refuses) is a failed attempt
       // like any other: retried, then dead-lettered, never left leased for ever.
       return send.then(recorded, (err: Error) => recorded({ ok: false, errorKind: 'connection', error: err.message }));
     },
@@ -619,6 +619,7 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
       DELIVERY_SETTINGS.resolvedHostKeptMs,
       DELIVERY_SETTINGS.resolvedHostsKept,
     );
+    this.http = new HttpSender(this.resolver);
     this.amqp = new AmqpChannels(this.resolver);
     this.worker = {
       id: randomUUID(),
@@ -656,7 +657,7 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
     await forgetWorker(this.db.knex, worker.id).catch((err: Error) =>
       this.logger.warn(`Forgetting this worker's leases failed (${err.message}); they count until they run out`),
     );
-    await this.amqp.closeAll();
+    await Promise.all([this.http.closeAll(), this.amqp.closeAll()]);
   },
 };
 
