@@ -27,10 +27,18 @@ function pinnedLookup(checked: CheckedAddress): LookupFunction {
   }) as LookupFunction;
 }
 
-export function requestHeaders(target: HttpTarget, message: SignedMessage): Record<string, string> {
+/**
+ * The attempt's headers: the subscription's own, Basic credentials from the URL's user part
+ * unless those name an Authorization, then the hub's.
+ */
+export function requestHeaders(url: URL, target: HttpTarget, message: SignedMessage): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(target.headers ?? {})) {
     if (!RESERVED_HEADERS.includes(name.toLowerCase())) headers[name] = value;
+  }
+  if ((url.username || url.password) && !Object.keys(headers).some((name) => name.toLowerCase() === 'authorization')) {
+    const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+    headers.authorization = `Basic ${Buffer.from(credentials).toString('base64')}`;
   }
   return {
     ...headers,
@@ -81,7 +89,7 @@ export class HttpSender {
     const request: Dispatcher.DispatchOptions = {
       path: url.pathname + url.search,
       method: target.method as Dispatcher.HttpMethod,
-      headers: requestHeaders(target, message),
+      headers: requestHeaders(url, target, message),
       body: message.body,
     };
     return attempt(this.poolFor(url, checked), request, Math.max(0, deadline - Date.now()), timeoutMs);

@@ -10,7 +10,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 interface Receiver {
   port: number;
   /** The host header and webhook-id of each request read. */
-  requests: Array<{ host: string | undefined; id: string | undefined }>;
+  requests: Array<{ host: string | undefined; id: string | undefined; authorization?: string }>;
   /** Connections open now. */
   open: number;
   close(): Promise<void>;
@@ -21,7 +21,9 @@ async function startReceiver(address: string, port = 0): Promise<Receiver> {
   const server = http.createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
     req.resume();
     req.on('end', () => {
-      receiver.requests.push({ host: req.headers.host, id: req.headers['webhook-id'] as string | undefined });
+      const { host, authorization } = req.headers;
+      const id = req.headers['webhook-id'] as string | undefined;
+      receiver.requests.push(authorization === undefined ? { host, id } : { host, id, authorization });
       res.writeHead(204).end();
     });
   });
@@ -97,6 +99,24 @@ describe('HTTP sender', () => {
     expect(first.requests.map(({ id }) => id)).toEqual(['msg_1']);
     expect(moved.requests.map(({ id }) => id)).toEqual(['msg_2']);
     expect(first.open).toBe(1);
+  });
+
+  it("sends a URL's user part as Basic credentials, unless the subscription's headers name an Authorization", async () => {
+    const receiver = await startReceiver('127.0.0.1');
+    receivers.push(receiver);
+    sender = new HttpSender(new TargetResolver(loopback, 30_000, 10));
+    const url = `http://hub%40partner:p%3Ass@127.0.0.1:${receiver.port}/hooks`;
+
+    expect(await sender.send({ url, method: 'POST', headers: {} }, message('msg_1'), 2_000)).toMatchObject({
+      ok: true,
+    });
+    const ownHeader = { url, method: 'POST', headers: { Authorization: 'Bearer own' } };
+    expect(await sender.send(ownHeader, message('msg_2'), 2_000)).toMatchObject({ ok: true });
+
+    expect(receiver.requests.map(({ authorization }) => authorization)).toEqual([
+      `Basic ${Buffer.from('hub@partner:p:ss').toString('base64')}`,
+      'Bearer own',
+    ]);
   });
 
   it('closes the connections of a target no attempt used for a while, at a later attempt', async () => {
