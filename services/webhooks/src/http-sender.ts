@@ -31,7 +31,7 @@ function pinnedLookup(checked: CheckedAddress): LookupFunction {
  * The attempt's headers: the subscription's own, Basic credentials from the URL's user part
  * unless those name an Authorization, then the hub's.
  */
-export function requestHeaders(url: URL, target: HttpTarget, message: SignedMessage): Record<string, string> {
+function requestHeaders(url: URL, target: HttpTarget, message: SignedMessage): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(target.headers ?? {})) {
     if (!RESERVED_HEADERS.includes(name.toLowerCase())) headers[name] = value;

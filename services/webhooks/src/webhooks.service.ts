@@ -606,8 +606,8 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
       } catch (err) {
         return Promise.reject(err as Error);
       }
-      // A target the request cannot even be made to (a header the HTTP client refuses) is a failed attempt
-      // like any other: retried, then dead-lettered, never left leased for ever.
+      // A send that fails outright instead of answering an outcome is a failed attempt like any
+      // other: retried, then dead-lettered, never left leased for ever.
       return send.then(recorded, (err: Error) => recorded({ ok: false, errorKind: 'connection', error: err.message }));
     },
   },
