@@ -16,7 +16,7 @@ const autocannon = require('autocannon');
 const { loadConfig, startHub, readWorld, DEMO_WORLD_FILE } = require('../shared/dist');
 const { quick, percentile, ratio, runBenchmark } = require('./lib/benchmark');
 const { requestJson, requestStatus } = require('./lib/http-client');
-const { scratchDatabase } = require('./lib/databases');
+const { scratchDatabase, flushToDisk } = require('./lib/databases');
 
 const INVOICES = quick ? 2000 : Number(process.env.INVOICES ?? 2_000_000);
 const ROUNDS = quick ? 20 : Number(process.env.ROUNDS ?? 200);
@@ -97,6 +97,7 @@ async function main() {
     const vacuumStart = Date.now();
     await knex.raw('vacuum analyze');
     const vacuumMs = Date.now() - vacuumStart;
+    await flushToDisk(knex);
 
     const since = new Date(Date.now() - 30 * 24 * 3600 * 1000).toISOString();
     const body = {

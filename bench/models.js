@@ -19,6 +19,7 @@ const { loadConfig, startHub, readWorld, DEMO_WORLD_FILE, databaseOf } = require
 const { searchSql } = require('../services/models/dist/models.store');
 const { quick, args, percentile, ratio, runBenchmark } = require('./lib/benchmark');
 const { requestJson } = require('./lib/http-client');
+const { flushToDisk } = require('./lib/databases');
 
 const MODELS = quick ? 2000 : Number(args[0] ?? 100_000);
 const GROWN = quick ? 10_000 : Number(args[1] ?? 1_000_000);
@@ -281,6 +282,7 @@ async function plans(knex) {
 async function settle(knex) {
   await knex.raw('vacuum analyze models.models');
   await knex.raw('vacuum analyze models.search_suffixes');
+  await flushToDisk(knex);
 }
 
 /**

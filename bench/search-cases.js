@@ -43,7 +43,7 @@ const searchIndexes = [
 
 const { quick, percentile, ratio, runBenchmark } = require('./lib/benchmark');
 const { requestJson, requestStatus } = require('./lib/http-client');
-const { scratchDatabase } = require('./lib/databases');
+const { scratchDatabase, flushToDisk } = require('./lib/databases');
 
 const CASES = quick ? 3000 : Number(process.env.CASES ?? 1_000_000);
 const ROUNDS = quick ? 5 : Number(process.env.ROUNDS ?? 100);
@@ -135,6 +135,7 @@ async function settle(knex) {
   for (const table of ['cases', 'case_contacts', 'case_statuses', 'case_tags', 'case_order_values'])
     await knex.raw(`vacuum analyze booking.${table}`);
   await buildExpressionStatistics(knex);
+  await flushToDisk(knex);
 }
 
 /** The searches, as Elkjøp (partner 1, about a third of the cases). */

@@ -1,6 +1,6 @@
 /**
  * Databases of their own for benchmarks on the Postgres server, so a run neither sees nor leaves
- * anything else there.
+ * anything else there, and the last step of bringing a loaded database to rest.
  */
 const { randomBytes } = require('node:crypto');
 const knexFactory = require('knex');
@@ -30,4 +30,14 @@ async function scratchDatabase(prefix, serverUrl = POSTGRES_SERVER) {
   };
 }
 
-module.exports = { POSTGRES_SERVER, scratchDatabase };
+/**
+ * Writes what a benchmark's load left in memory to disk before the timed rounds, as a database
+ * that has run a while has: otherwise the load's pages (a gigabyte after growing the models to a
+ * million) are flushed by a later checkpoint or the kernel in the middle of the rounds, and the
+ * searches of that moment take 10 to 20 ms instead of 2 to 4 (bench/RESULTS.md).
+ */
+async function flushToDisk(knex) {
+  await knex.raw('checkpoint');
+}
+
+module.exports = { POSTGRES_SERVER, scratchDatabase, flushToDisk };
