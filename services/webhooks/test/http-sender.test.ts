@@ -9,7 +9,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Receiver {
   port: number;
-  /** The host header and webhook-id of each request read. */
+  /** The host header, webhook-id and Authorization (when sent) of each request read. */
   requests: Array<{ host: string | undefined; id: string | undefined; authorization?: string }>;
   /** Connections open now. */
   open: number;
