@@ -47,9 +47,21 @@ async function youngCollectionsWhileDying(startsHub: boolean): Promise<number> {
   return (JSON.parse(stdout) as { youngCollections: number }).youngCollections;
 }
 
+/**
+ * Whether V8 pretenures the literal in a plain process: it decides so at a young collection, and
+ * on a loaded machine that decision now and then comes late enough for a run to make a few young
+ * collections first, so the premise gets three tries.
+ */
+async function pretenuresWithoutHub(): Promise<boolean> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    if ((await youngCollectionsWhileDying(false)) <= 1) return true;
+  }
+  return false;
+}
+
 it('keeps short-lived objects of a literal V8 would pretenure in the young generation', async () => {
   // Without a hub V8 pretenures the literal: the dying objects bypass the young generation.
-  expect(await youngCollectionsWhileDying(false)).toBeLessThanOrEqual(1);
+  expect(await pretenuresWithoutHub()).toBe(true);
   // 2,000,000 objects of 40 bytes or more fill a young generation of at most 32 MiB twice over.
   expect(await youngCollectionsWhileDying(true)).toBeGreaterThanOrEqual(2);
 });
