@@ -67,8 +67,8 @@ export async function storeWebhooks(
   return (result.rows as Array<{ stored: number }>)[0].stored;
 }
 
-/** What a worker claims with (webhooks.store.ts, `claimDue`). */
-export interface ClaimRequest {
+/** What a worker leases with: as a claim (webhooks.store.ts, `claimDue`), `depth` times each subscription's limit. */
+export interface LeaseRequest {
   workerId: string;
   limit: number;
   leaseMs: number;
@@ -77,31 +77,39 @@ export interface ClaimRequest {
 }
 
 /**
- * Stores the webhooks as `storeWebhooks` does and claims due deliveries as `claimDue` does, in
- * one statement (migration 20261209100000), so the deliveries just stored may be among those
- * claimed. The store waits for the log as it does alone.
+ * Stores the webhooks as `storeWebhooks` does and leases the deliveries it makes to the worker
+ * as far as it has room, in the insert that makes them (migration 20261215100000): those are
+ * answered as a claim answers them, and the rest wait for a claim. The store waits for the log as
+ * it does alone.
  */
-export async function storeAndClaim(
+export async function storeAndLease(
   knex: Knex,
   given: WebhookToStore[],
   firstDelayMs: number,
   addressedAt: string,
-  claim: ClaimRequest,
-): Promise<{ stored: number; claimed: ClaimedDelivery[] }> {
+  lease: LeaseRequest,
+): Promise<{ stored: number; leased: ClaimedDelivery[] }> {
+  const rows = feedRows(given);
+  if (rows.length === 0) return { stored: 0, leased: [] };
   const result = await knex
-    .raw('select webhooks.store_and_claim(?::jsonb, ?, ?::bigint, ?::uuid, ?::jsonb, ?, ?, ?) as row', [
-      JSON.stringify(feedRows(given)),
+    .raw('select webhooks.store_and_lease(?::jsonb, ?, ?::bigint, ?::uuid, ?::jsonb, ?, ?, ?) as row', [
+      JSON.stringify(rows),
       firstDelayMs,
       addressedAt,
-      claim.workerId,
-      JSON.stringify(claim.held),
-      claim.limit,
-      claim.leaseMs,
-      claim.depth,
+      lease.workerId,
+      JSON.stringify(lease.held),
+      lease.limit,
+      lease.leaseMs,
+      lease.depth,
     ])
-    .options({ name: 'webhooks-store-and-claim' });
-  const [{ row: stored }, ...claimRows] = result.rows as Array<{ row: Record<string, unknown> }>;
-  return { stored: (stored as { stored: number }).stored, claimed: claimedFromRows(claimRows.map(({ row }) => row)) };
+    .options({ name: 'webhooks-store-and-lease' });
+  let stored = 0;
+  const leasedRows: unknown[] = [];
+  for (const { row } of result.rows as Array<{ row: { stored?: number } }>) {
+    if (row.stored === undefined) leasedRows.push(row);
+    else stored = row.stored;
+  }
+  return { stored, leased: claimedFromRows(leasedRows) };
 }
 
 /** The feed's rows of the webhooks; a batch that names an event twice stores it once. */

@@ -27,6 +27,13 @@ export const DELIVERY_SETTINGS = {
    */
   claimAhead: 8,
   /**
+   * How many times its in-flight limit a worker may hold of a subscription's deliveries leased as
+   * they are stored (feed.store.ts, `storeAndLease`): deeper than a claim, so a burst's hand-overs
+   * go out without claims while the receiver keeps up. What waits longer than its lease is dropped
+   * and claimed again, as with a claim.
+   */
+  storeAhead: 128,
+  /**
    * Rounds of attempts a lease covers: the delivery's own and the ones queued before it. A
    * delivery that waits longer (its receiver hangs to the timeout) is dropped from the queue and
    * claimed again once its lease ends, so a worker that dies gives its deliveries up within a few

@@ -27,7 +27,7 @@ import { feedActions } from './feed.actions';
 import { healthActions } from './health.actions';
 import { deliveryRetention } from './retention';
 import { type AddressedWebhook, partiesOf, partyKey, takersOf, webhooksOf } from './addressing';
-import { ADDRESSED_FROM_OLD_SUBSCRIPTIONS, storeAndClaim, storeWebhooks, type WebhookToStore } from './feed.store';
+import { ADDRESSED_FROM_OLD_SUBSCRIPTIONS, storeAndLease, storeWebhooks, type WebhookToStore } from './feed.store';
 import { AmqpChannels } from './amqp-sender';
 import { HttpSender } from './http-sender';
 import type { AttemptOutcome } from './outcome';
@@ -82,8 +82,11 @@ export type WebhooksThis = Service &
       /** Whose leases a claim counts (`claimDue`); new with each start, as a worker's leases do not outlive it. */
       id: string;
       timer?: NodeJS.Timeout;
+      /** A claim, or a store that leases, under way: they take turns (`storeAndWake`). */
       claiming?: Promise<void>;
       claimAgain: boolean;
+      /** Stores waiting for the claim under way to lease: the claim's loop ends for them. */
+      storesWaiting: number;
       recording?: Promise<void>;
       /** Wakes the recording when the oldest finished attempt has waited `recordWaitMs`. */
       recordTimer?: NodeJS.Timeout;
@@ -103,8 +106,9 @@ export type WebhooksThis = Service &
     lanesRunLow(subscriptionIds: number[]): boolean;
     recordFinished(): void;
     claim(): Promise<void>;
-    claimRoom(held: HeldLeases[]): number;
+    leaseRoom(held: HeldLeases[], depth: number): number;
     queueClaimed(claimed: ClaimedDelivery[], limit: number, held: HeldLeases[]): void;
+    queueLeased(leased: ClaimedDelivery[]): Map<number, number>;
     heldLeases(): HeldLeases[];
     attemptable(claimed: ClaimedDelivery): boolean;
     dropUnattemptable(): void;
@@ -260,51 +264,47 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
     },
 
     /**
-     * Stores the webhooks and sets the worker on their deliveries, claiming in the store's
-     * statement where that sends them sooner: an event arriving alone is sent as its store
-     * answers, a round trip and a claim sooner. A claim in a store's statement answers only with
-     * the whole store, and meanwhile the worker claims nothing else; with several connections a
-     * claim of its own runs beside the store, so only an idle worker (nothing to send, nothing
-     * being claimed) claims with a store, of at most one claim's deliveries. In a burst on the
-     * server, a busy worker's lanes stayed empty for 80 ms while a hand-over of 400 events was
-     * stored with its claim, and the first hand-over's claim answered 100 ms after its store would
-     * have (183 ms, the store beside it alone 84). With one connection a claim of its own waits
-     * for the store anyway, so it goes with any store while the worker claims nothing.
+     * Stores the webhooks and sets the worker on their deliveries, leasing them to it in the
+     * store's insert as far as it has room (`storeAndLease`): they are sent as the store answers,
+     * without a claim's round trip, and in a burst the database does not find, lock and rewrite
+     * each delivery again to lease it. Whatever the store did not lease (no room, a case with an
+     * earlier delivery pending, a first delay) is claimed as before.
+     *
+     * A lease sets the worker's count of leases as a claim does, from what the worker holds as it
+     * asks, so a store that leases waits for a claim under way and claims wait for it: a store
+     * arriving during a claim ends the claim's loop, which goes on after the store.
      */
     async storeAndWake(this: WebhooksThis, webhooks: WebhookToStore[], addressedAt: string): Promise<number> {
       const worker = this.worker;
       const firstDelayMs = this.config.webhookRetryScheduleMs[0] ?? 0;
-      const wakeAfterStoring = async () => {
+      const storeAlone = async () => {
         const stored = await storeWebhooks(this.db.knex, webhooks, firstDelayMs, addressedAt);
         if (stored > 0) this.pump();
         return stored;
       };
-      const deliveries = webhooks.reduce((sum, { subscriptionIds }) => sum + subscriptionIds.length, 0);
-      const oneConnection = this.db.kind === 'pglite' || this.config.databasePoolSize === 1;
-      const claimsWithStore = oneConnection
-        ? !worker.claiming
-        : !worker.claiming &&
-          worker.inFlight.size === 0 &&
-          worker.lanes.size === 0 &&
-          deliveries <= DELIVERY_SETTINGS.claimBatch;
-      if (!claimsWithStore || worker.stopping || deliveries === 0) return wakeAfterStoring();
+      if (worker.stopping || firstDelayMs > 0 || webhooks.every(({ subscriptionIds }) => !subscriptionIds.length))
+        return storeAlone();
+      worker.storesWaiting += 1;
+      try {
+        while (worker.claiming) await worker.claiming;
+      } finally {
+        worker.storesWaiting -= 1;
+      }
       this.dropUnattemptable();
       const held = this.heldLeases();
-      const room = this.claimRoom(held);
-      if (room <= 0) return wakeAfterStoring();
-      const leaseMs = claimLeaseMs(this.config.webhookAttemptTimeoutMs);
-      const storing = storeAndClaim(this.db.knex, webhooks, firstDelayMs, addressedAt, {
+      const room = this.leaseRoom(held, DELIVERY_SETTINGS.storeAhead);
+      if (room <= 0) return storeAlone();
+      const storing = storeAndLease(this.db.knex, webhooks, firstDelayMs, addressedAt, {
         workerId: worker.id,
         limit: room,
-        leaseMs,
+        leaseMs: claimLeaseMs(this.config.webhookAttemptTimeoutMs),
         held,
-        depth: DELIVERY_SETTINGS.claimAhead,
+        depth: DELIVERY_SETTINGS.storeAhead,
       });
       worker.claiming = storing
-        .then(({ claimed }) => {
-          this.queueClaimed(claimed, room, held);
-          // A full claim may have left deliveries behind, as news during it may have brought some.
-          if (claimed.length >= room) worker.claimAgain = true;
+        .then(({ stored, leased }) => {
+          this.queueLeased(leased);
+          if (leased.length < stored) worker.claimAgain = true;
         })
         .catch(() => undefined)
         .finally(() => {
@@ -315,9 +315,9 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
         return (await storing).stored;
       } catch (err) {
         if ((err as { code?: string }).code === ADDRESSED_FROM_OLD_SUBSCRIPTIONS) throw err;
-        // The claim fails the store beside it; the webhooks must not wait on it.
-        this.logger.warn(`Claiming with a store failed (${(err as Error).message}); storing alone`);
-        return wakeAfterStoring();
+        // The lease fails the store with it; the webhooks must not wait on it.
+        this.logger.warn(`Leasing with a store failed (${(err as Error).message}); storing alone`);
+        return storeAlone();
       }
     },
 
@@ -415,9 +415,13 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
       do {
         worker.claimAgain = false;
         for (;;) {
+          if (worker.storesWaiting > 0) {
+            worker.claimAgain = true;
+            return;
+          }
           this.dropUnattemptable();
           const held = this.heldLeases();
-          const room = this.claimRoom(held);
+          const room = Math.min(this.leaseRoom(held, DELIVERY_SETTINGS.claimAhead), DELIVERY_SETTINGS.claimBatch);
           if (room <= 0) break;
           const claimed = await claimDue(this.db.knex, worker.id, room, leaseMs, held, DELIVERY_SETTINGS.claimAhead);
           this.queueClaimed(claimed, room, held);
@@ -427,18 +431,18 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
       } while (worker.claimAgain);
     },
 
-    /** How many deliveries the next claim may take, given the leases the worker holds. */
-    claimRoom(this: WebhooksThis, held: HeldLeases[]) {
+    /**
+     * How many more deliveries the worker may lease, given the leases it holds: up to `depth`
+     * times the attempts it may run (`claimAhead` for a claim, `storeAhead` for a store).
+     */
+    leaseRoom(this: WebhooksThis, held: HeldLeases[], depth: number) {
       const worker = this.worker;
       const unrecorded = worker.beingRecorded.length + worker.finished.length;
       const leases = held.reduce((sum, ofSubscription) => sum + ofSubscription.leases, 0);
-      // Recording that falls behind holds claims back, so the leases of attempts made but not
+      // Recording that falls behind holds leases back, so the leases of attempts made but not
       // recorded stay few and short.
       if (worker.stopping || unrecorded >= DELIVERY_SETTINGS.maxUnrecorded) return 0;
-      return Math.min(
-        DELIVERY_SETTINGS.workerConcurrency * DELIVERY_SETTINGS.claimAhead - (leases - unrecorded),
-        DELIVERY_SETTINGS.claimBatch,
-      );
+      return DELIVERY_SETTINGS.workerConcurrency * depth - (leases - unrecorded);
     },
 
     /**
@@ -446,9 +450,20 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
      * starts what may go now. `held` is what the claim was told the worker held.
      */
     queueClaimed(this: WebhooksThis, claimed: ClaimedDelivery[], limit: number, held: HeldLeases[]) {
+      const taken = this.queueLeased(claimed);
+      const unfinished = new Map(held.map((ofOne) => [ofOne.subscription_id, ofOne.unfinished]));
+      for (const [id, lane] of this.worker.lanes) {
+        // The room the claim gave the subscription (migration 20261208100000); a claim cut short by its limit took what it could.
+        const room = DELIVERY_SETTINGS.claimAhead * lane.cap - (unfinished.get(id) ?? 0);
+        lane.claimedAll = claimed.length < limit && (taken.get(id) ?? 0) < room;
+      }
+    },
+
+    /** Queues leased deliveries in their subscriptions' lanes and starts what may go now; answers how many each lane took. */
+    queueLeased(this: WebhooksThis, leased: ClaimedDelivery[]) {
       const worker = this.worker;
       const taken = new Map<number, number>();
-      for (const one of claimed) {
+      for (const one of leased) {
         const id = one.subscription.id;
         let lane = worker.lanes.get(id);
         if (!lane) worker.lanes.set(id, (lane = { queue: [], running: 0, cap: one.cap, claimedAll: false }));
@@ -456,13 +471,8 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
         lane.queue.push(one);
         taken.set(id, (taken.get(id) ?? 0) + 1);
       }
-      const unfinished = new Map(held.map((ofOne) => [ofOne.subscription_id, ofOne.unfinished]));
-      for (const [id, lane] of worker.lanes) {
-        // The room the claim gave the subscription (migration 20261208100000); a claim cut short by its limit took what it could.
-        const room = DELIVERY_SETTINGS.claimAhead * lane.cap - (unfinished.get(id) ?? 0);
-        lane.claimedAll = claimed.length < limit && (taken.get(id) ?? 0) < room;
-        if (taken.has(id)) this.dispatch(lane);
-      }
+      for (const id of taken.keys()) this.dispatch(worker.lanes.get(id)!);
+      return taken;
     },
 
     /** The leases this worker holds of each subscription: queued in a lane, in flight, or finished and not recorded. */
@@ -624,6 +634,7 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
     this.worker = {
       id: randomUUID(),
       claimAgain: false,
+      storesWaiting: 0,
       stopping: false,
       inFlight: new Map(),
       lanes: new Map(),

@@ -1,6 +1,7 @@
 /**
  * A worker claims more of a subscription's deliveries than it may send at once and queues them
- * in its memory (webhooks.store.ts, `claimDue`). Those queued deliveries are a new way to lose or
+ * in its memory (webhooks.store.ts, `claimDue`), as it does with those its stores lease
+ * (feed.store.ts, `storeAndLease`). Those queued deliveries are a new way to lose or
  * repeat one: this proves that a worker stopping with a queue gives it back at once, so another
  * instance sends each of them exactly once, and that a queued delivery whose lease has run short
  * is not sent; and that a claim and a record reach their deliveries through indexes (a claim
@@ -25,8 +26,11 @@ import { serverHubEnv, worldWithOneSubscription } from './support/server-hub';
 /** The worker this file's own claims and records are made as. */
 const TEST_WORKER = '00000000-0000-4000-8000-000000000015';
 
-/** More than a lane takes, so some wait unclaimed in the database too. */
-const DELIVERIES = DELIVERY_SETTINGS.claimAhead + 2;
+/**
+ * More than a lane takes at one limit in flight, so some wait unleased in the database too: a
+ * store leases up to `storeAhead` times the limit (feed.store.ts, `storeAndLease`).
+ */
+const DELIVERIES = DELIVERY_SETTINGS.storeAhead + 2;
 
 let database: { url: string; drop(): Promise<void> };
 let sql: Knex;
@@ -80,11 +84,11 @@ it('gives back what it queued when it stops, so another instance sends each deli
   );
   await first.call('webhooks.ingest', { events });
 
-  // One attempt open at the receiver, the rest of the claim waiting in the worker's lane.
+  // One attempt open at the receiver, the rest of what the store leased waiting in the worker's lane.
   await waitFor(() => receiver.received.length === 1, 'the first attempt at the receiver', 10_000);
   const lane = workerOf(first).lanes.get(1);
   expect(lane?.running).toBe(1);
-  expect(lane?.queue.length).toBe(DELIVERY_SETTINGS.claimAhead - 1);
+  expect(lane?.queue.length).toBe(DELIVERY_SETTINGS.storeAhead - 1);
 
   const stopping = first.stop();
   release();

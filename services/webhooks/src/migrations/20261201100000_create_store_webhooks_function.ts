@@ -56,27 +56,20 @@ export const NUMBERED_CASES_FIRST = `
           join webhooks.feed_heads h on h.party_kind = w.party_kind and h.party_id = w.party_id
       ),`;
 
-/**
- * The store's function, creating or replacing it. `deliveriesOnConflict` ends its insert of
- * deliveries (whole lines, or nothing); `numbering` is its CTEs that end in `numbered`.
- */
-export function storeWebhooksFunction(deliveriesOnConflict: string, numbering = NUMBERED_IN_ONE_JOIN): string {
-  return `
-    create or replace function webhooks.store_webhooks(given jsonb, first_delay_ms integer)
-    returns integer
-    language plpgsql volatile
-    as $$
-    declare
-      stored integer;
-    begin
-      -- Heads first, in one order, each made on its party's first webhook.
+/** The store's first statement: its parties' feed heads, locked in one order, each made on its party's first webhook. */
+export const HEADS_LOCKED = `      -- Heads first, in one order, each made on its party's first webhook.
       insert into webhooks.feed_heads (party_kind, party_id)
       select distinct p.party_kind, p.party_id from jsonb_to_recordset(given) as p(party_kind text, party_id integer)
        order by p.party_kind, p.party_id
-      on conflict (party_kind, party_id) do update set last_position = webhooks.feed_heads.last_position;
+      on conflict (party_kind, party_id) do update set last_position = webhooks.feed_heads.last_position;`;
 
-      -- A statement of its own, so its snapshot holds every webhook stored before the heads were ours.
-      with given_webhooks as (
+/**
+ * The store's statement up to its deliveries, as CTEs: the given webhooks the feeds do not hold
+ * yet (`fresh`), numbered by `numbering` and filed in their parties' feeds, with their payloads
+ * as sent (`numbered_payloads`). A statement of its own after `HEADS_LOCKED`.
+ */
+export function filedWebhooks(numbering: string): string {
+  return `      with given_webhooks as (
         select * from rows from (jsonb_to_recordset(given) as (
           party_kind text, party_id integer, event_id uuid, webhook_id text, event_type text, case_guid uuid,
           payload jsonb, occurred_at timestamptz, subscriptions integer[])
@@ -120,7 +113,26 @@ export function storeWebhooksFunction(deliveriesOnConflict: string, numbering = 
         update webhooks.feed_heads h set last_position = h.last_position + n.webhooks
           from (select party_kind, party_id, count(*) as webhooks from fresh group by party_kind, party_id) n
          where h.party_kind = n.party_kind and h.party_id = n.party_id
-      ),
+      ),`;
+}
+
+/**
+ * The store's function, creating or replacing it. `deliveriesOnConflict` ends its insert of
+ * deliveries (whole lines, or nothing); `numbering` is its CTEs that end in `numbered`.
+ */
+export function storeWebhooksFunction(deliveriesOnConflict: string, numbering = NUMBERED_IN_ONE_JOIN): string {
+  return `
+    create or replace function webhooks.store_webhooks(given jsonb, first_delay_ms integer)
+    returns integer
+    language plpgsql volatile
+    as $$
+    declare
+      stored integer;
+    begin
+${HEADS_LOCKED}
+
+      -- A statement of its own, so its snapshot holds every webhook stored before the heads were ours.
+${filedWebhooks(numbering)}
       delivered as (
         -- In the order of the webhooks, so the ids of a case's deliveries rise with its numbers.
         -- Milliseconds, as the row's time travels through JavaScript to find its partition again.

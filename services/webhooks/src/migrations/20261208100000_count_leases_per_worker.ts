@@ -45,6 +45,42 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 /**
+ * The room a worker has in each active subscription, from the leases it says it holds (`held`)
+ * and those the other workers counted: `cap`, what it may have in flight, and `free`, how many
+ * more it may take (`depth` times its cap, less its unfinished attempts). CTEs, ending in a comma.
+ */
+export const ROOM_OF_EACH_SUBSCRIPTION = `mine as (
+      select * from jsonb_to_recordset(held) as m(subscription_id integer, leases integer, unfinished integer)
+    ),
+    room as (
+      select s.id, s.max_in_flight - others.leases as cap,
+             depth * (s.max_in_flight - others.leases) - coalesce(m.unfinished, 0) as free
+        from webhooks.subscriptions s
+        left join mine m on m.subscription_id = s.id
+       cross join lateral (select coalesce(sum(h.leases), 0) as leases from webhooks.held_leases h
+                            where h.subscription_id = s.id and h.worker_id <> worker) others
+       where s.state = 'active'
+    ),`;
+
+/** The worker's count of leases per subscription, set to what it holds with what `leased` adds; CTEs, the last without a comma. */
+export const LEASES_COUNTED = `    holding as (
+      select subscription_id, sum(leases) as leases from (
+        select subscription_id, leases from mine
+        union all
+        select subscription_id, 1 from leased
+      ) every_lease group by subscription_id
+    ),
+    leases_counted as (
+      insert into webhooks.held_leases as h (worker_id, subscription_id, leases, until)
+      select worker, subscription_id, leases, now() + (lease_ms * interval '1 millisecond') from holding
+      on conflict (worker_id, subscription_id) do update set leases = excluded.leases, until = excluded.until
+    ),
+    let_go as (
+      delete from webhooks.held_leases h
+       where h.worker_id = worker and h.subscription_id not in (select subscription_id from holding)
+    )`;
+
+/**
  * The claim function counting leases per worker, checking each candidate's case with
  * `earlierOfCase`. Its statements are planned with `settings` (each put back before it returns,
  * as a store's transaction goes on after its claim).
@@ -67,35 +103,9 @@ export function claimDueCountingLeases(earlierOfCase: string, settings: Record<s
     -- The counts of workers that died: their leases have all run out.
     delete from webhooks.held_leases where until < now();
     return query
-    with mine as (
-      select * from jsonb_to_recordset(held) as m(subscription_id integer, leases integer, unfinished integer)
-    ),
-    room as (
-      select s.id, s.max_in_flight - others.leases as cap,
-             depth * (s.max_in_flight - others.leases) - coalesce(m.unfinished, 0) as free
-        from webhooks.subscriptions s
-        left join mine m on m.subscription_id = s.id
-       cross join lateral (select coalesce(sum(h.leases), 0) as leases from webhooks.held_leases h
-                            where h.subscription_id = s.id and h.worker_id <> worker) others
-       where s.state = 'active'
-    ),
+    with ${ROOM_OF_EACH_SUBSCRIPTION}
 ${chosenDeliveries(earlierOfCase)},${LEASED_AS_USED},
-    holding as (
-      select subscription_id, sum(leases) as leases from (
-        select subscription_id, leases from mine
-        union all
-        select subscription_id, 1 from leased
-      ) every_lease group by subscription_id
-    ),
-    counted as (
-      insert into webhooks.held_leases as h (worker_id, subscription_id, leases, until)
-      select worker, subscription_id, leases, now() + (lease_ms * interval '1 millisecond') from holding
-      on conflict (worker_id, subscription_id) do update set leases = excluded.leases, until = excluded.until
-    ),
-    let_go as (
-      delete from webhooks.held_leases h
-       where h.worker_id = worker and h.subscription_id not in (select subscription_id from holding)
-    )
+${LEASES_COUNTED}
 ${LEASED_AND_THEIR_SUBSCRIPTIONS};${putBack}
   end
   $$`;
