@@ -29,10 +29,12 @@ export const DELIVERY_SETTINGS = {
   /**
    * How many times its in-flight limit a worker may hold of a subscription's deliveries leased as
    * they are stored (feed.store.ts, `storeAndLease`): deeper than a claim, so a burst's hand-overs
-   * go out without claims while the receiver keeps up. What waits longer than its lease is dropped
-   * and claimed again, as with a claim.
+   * go out without claims while the receiver keeps up. What waits longer than its lease allows is
+   * dropped and claimed again, as with a claim.
    */
-  storeAhead: 128,
+  storeAhead: 512,
+  /** The most deliveries a worker holds leased at once (queued, in flight, or not recorded yet), payloads and all. */
+  maxHeld: 4096,
   /**
    * Rounds of attempts a lease covers: the delivery's own and the ones queued before it. A
    * delivery that waits longer (its receiver hangs to the timeout) is dropped from the queue and

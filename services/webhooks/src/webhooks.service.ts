@@ -433,7 +433,8 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
 
     /**
      * How many more deliveries the worker may lease, given the leases it holds: up to `depth`
-     * times the attempts it may run (`claimAhead` for a claim, `storeAhead` for a store).
+     * times the attempts it may run (`claimAhead` for a claim, `storeAhead` for a store), and
+     * never more than `maxHeld` in all.
      */
     leaseRoom(this: WebhooksThis, held: HeldLeases[], depth: number) {
       const worker = this.worker;
@@ -442,7 +443,8 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
       // Recording that falls behind holds leases back, so the leases of attempts made but not
       // recorded stay few and short.
       if (worker.stopping || unrecorded >= DELIVERY_SETTINGS.maxUnrecorded) return 0;
-      return DELIVERY_SETTINGS.workerConcurrency * depth - (leases - unrecorded);
+      const most = Math.min(DELIVERY_SETTINGS.workerConcurrency * depth, DELIVERY_SETTINGS.maxHeld);
+      return most - (leases - unrecorded);
     },
 
     /**

@@ -164,15 +164,20 @@ it("leases a case's first delivery alone, and sends its next once the first is r
   );
 });
 
-it('leases no more than the worker has room for, and claims the rest', async () => {
+it.each([
+  ['of a subscription', DELIVERY_SETTINGS.defaultMaxInFlight, 0, 1000],
+  ['in all', 16, DELIVERY_SETTINGS.maxHeld, 10_000],
+])('leases no more than the worker has room for %s, and claims the rest', async (_, limit, most, firstId) => {
   await idleWorker();
-  const room = DELIVERY_SETTINGS.storeAhead * DELIVERY_SETTINGS.defaultMaxInFlight;
+  await sql('webhooks.subscriptions').where({ id: 1 }).update({ max_in_flight: limit });
+  const room = most || DELIVERY_SETTINGS.storeAhead * limit;
+  expect(room).toBeLessThanOrEqual(DELIVERY_SETTINGS.storeAhead * limit);
   const count = room + 10;
   const release = holdAnswers();
   try {
-    const events = Array.from({ length: count }, (_, i) => costProposal(1000 + i));
+    const events = Array.from({ length: count }, (_, i) => costProposal(firstId + i));
     await expect(ingest(events)).resolves.toEqual({ events: count, deliveries: count });
-    await waitFor(() => receiver.open.get('/hooks') === DELIVERY_SETTINGS.defaultMaxInFlight, 'the limit in flight');
+    await waitFor(() => receiver.open.get('/hooks') === limit, 'the limit in flight');
     expect(await sql('webhooks.deliveries').where('state', 'pending').whereNotNull('lease_until')).toHaveLength(room);
     expect(await sql('webhooks.held_leases').where({ worker_id: service.worker.id })).toMatchObject([
       { subscription_id: 1, leases: room },
@@ -181,10 +186,11 @@ it('leases no more than the worker has room for, and claims the rest', async () 
     release();
   }
   await waitFor(
-    () => receiver.received.filter(({ json }) => (json?.id as number) >= 1000).length === count,
+    () => receiver.received.filter(({ json }) => json?.id >= firstId && json?.id < firstId + count).length === count,
     'every delivery',
     30_000,
   );
+  await sql('webhooks.subscriptions').where({ id: 1 }).update({ max_in_flight: DELIVERY_SETTINGS.defaultMaxInFlight });
   expect(functionsCalled()[0]).toBe('select webhooks.store_and_lease');
   expect(functionsCalled()).toContain('select webhooks.claim_due');
 });
