@@ -33,7 +33,10 @@ export const DELIVERY_SETTINGS = {
    * dropped and claimed again, as with a claim.
    */
   storeAhead: 512,
-  /** The most deliveries a worker holds leased at once (queued, in flight, or not recorded yet), payloads and all. */
+  /**
+   * The most unfinished deliveries (queued or in flight) a worker's stores lease it, payloads and
+   * all; claims add at most `claimAhead` times `workerConcurrency` of other subscriptions.
+   */
   maxHeld: 4096,
   /**
    * Rounds of attempts a lease covers: the delivery's own and the ones queued before it. A

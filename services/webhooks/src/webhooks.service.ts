@@ -106,7 +106,9 @@ export type WebhooksThis = Service &
     lanesRunLow(subscriptionIds: number[]): boolean;
     recordFinished(): void;
     claim(): Promise<void>;
-    leaseRoom(held: HeldLeases[], depth: number): number;
+    storeRoom(held: HeldLeases[]): number;
+    claimRoom(held: HeldLeases[]): number;
+    leasesHeldBack(): boolean;
     queueClaimed(claimed: ClaimedDelivery[], limit: number, held: HeldLeases[]): void;
     queueLeased(leased: ClaimedDelivery[]): Map<number, number>;
     heldLeases(): HeldLeases[];
@@ -292,7 +294,7 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
       }
       this.dropUnattemptable();
       const held = this.heldLeases();
-      const room = this.leaseRoom(held, DELIVERY_SETTINGS.storeAhead);
+      const room = this.storeRoom(held);
       if (room <= 0) return storeAlone();
       const storing = storeAndLease(this.db.knex, webhooks, firstDelayMs, addressedAt, {
         workerId: worker.id,
@@ -421,7 +423,7 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
           }
           this.dropUnattemptable();
           const held = this.heldLeases();
-          const room = Math.min(this.leaseRoom(held, DELIVERY_SETTINGS.claimAhead), DELIVERY_SETTINGS.claimBatch);
+          const room = this.claimRoom(held);
           if (room <= 0) break;
           const claimed = await claimDue(this.db.knex, worker.id, room, leaseMs, held, DELIVERY_SETTINGS.claimAhead);
           this.queueClaimed(claimed, room, held);
@@ -431,20 +433,37 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
       } while (worker.claimAgain);
     },
 
+    /** How many more deliveries a store may lease, given the leases the worker holds: up to `maxHeld` unfinished. */
+    storeRoom(this: WebhooksThis, held: HeldLeases[]) {
+      if (this.leasesHeldBack()) return 0;
+      return DELIVERY_SETTINGS.maxHeld - held.reduce((sum, ofSubscription) => sum + ofSubscription.unfinished, 0);
+    },
+
     /**
-     * How many more deliveries the worker may lease, given the leases it holds: up to `depth`
-     * times the attempts it may run (`claimAhead` for a claim, `storeAhead` for a store), and
-     * never more than `maxHeld` in all.
+     * How many deliveries the next claim may take, given the leases the worker holds: up to
+     * `claimAhead` times the attempts it may run, each subscription counted only up to what a
+     * claim gives it (`claimAhead` times its cap), so that a subscription whose receiver keeps
+     * the deep leases of its stores waiting never keeps another's deliveries from being claimed.
      */
-    leaseRoom(this: WebhooksThis, held: HeldLeases[], depth: number) {
+    claimRoom(this: WebhooksThis, held: HeldLeases[]) {
+      if (this.leasesHeldBack()) return 0;
+      const counted = held.reduce((sum, { subscription_id, unfinished }) => {
+        const cap = this.worker.lanes.get(subscription_id)?.cap ?? DELIVERY_SETTINGS.defaultMaxInFlight;
+        return sum + Math.min(unfinished, DELIVERY_SETTINGS.claimAhead * cap);
+      }, 0);
+      return Math.min(
+        DELIVERY_SETTINGS.workerConcurrency * DELIVERY_SETTINGS.claimAhead - counted,
+        DELIVERY_SETTINGS.claimBatch,
+      );
+    },
+
+    /**
+     * Whether the worker leases nothing for now: it stops, or its recording falls behind (the
+     * leases of attempts made but not recorded then stay few and short).
+     */
+    leasesHeldBack(this: WebhooksThis) {
       const worker = this.worker;
-      const unrecorded = worker.beingRecorded.length + worker.finished.length;
-      const leases = held.reduce((sum, ofSubscription) => sum + ofSubscription.leases, 0);
-      // Recording that falls behind holds leases back, so the leases of attempts made but not
-      // recorded stay few and short.
-      if (worker.stopping || unrecorded >= DELIVERY_SETTINGS.maxUnrecorded) return 0;
-      const most = Math.min(DELIVERY_SETTINGS.workerConcurrency * depth, DELIVERY_SETTINGS.maxHeld);
-      return most - (leases - unrecorded);
+      return worker.stopping || worker.beingRecorded.length + worker.finished.length >= DELIVERY_SETTINGS.maxUnrecorded;
     },
 
     /**

@@ -84,13 +84,13 @@ async function idleWorker() {
   statements.length = 0;
 }
 
-/** Answers every request only once `release` is called. */
-function holdAnswers(): () => void {
+/** Answers every request (to `path` alone, if given) only once `release` is called. */
+function holdAnswers(path?: string): () => void {
   let release!: () => void;
   const held = new Promise<void>((resolve) => {
     release = resolve;
   });
-  receiver.answer = () => ({ hold: held });
+  receiver.answer = (request) => (path === undefined || request.path === path ? { hold: held } : {});
   return () => {
     receiver.answer = () => ({});
     release();
@@ -193,6 +193,44 @@ it.each([
   await sql('webhooks.subscriptions').where({ id: 1 }).update({ max_in_flight: DELIVERY_SETTINGS.defaultMaxInFlight });
   expect(functionsCalled()[0]).toBe('select webhooks.store_and_lease');
   expect(functionsCalled()).toContain('select webhooks.claim_due');
+});
+
+it("claims another subscription's deliveries while one holds every lease its stores may give", async () => {
+  await idleWorker();
+  const limit = Math.ceil(DELIVERY_SETTINGS.maxHeld / DELIVERY_SETTINGS.storeAhead);
+  await sql('webhooks.subscriptions').where({ id: 1 }).update({ max_in_flight: limit });
+  const first = await sql('webhooks.subscriptions').where({ id: 1 }).first();
+  await sql('webhooks.subscriptions').insert({
+    ...first,
+    id: 2,
+    partner_id: 3,
+    url: `${receiver.url}/other`,
+    event_types: JSON.stringify(first.event_types),
+    headers: JSON.stringify(first.headers),
+    status_transitions: JSON.stringify(first.status_transitions),
+  });
+  const release = holdAnswers('/hooks');
+  try {
+    const events = Array.from({ length: DELIVERY_SETTINGS.maxHeld }, (_, i) => costProposal(20_000 + i));
+    await ingest(events);
+    await waitFor(() => receiver.open.get('/hooks') === limit, 'the first subscription at its limit');
+    statements.length = 0;
+    await ingest([domainEvent('costProposal.created', { partnerId: 3 }, { id: 401 })]);
+    // The worker holds all that stores may lease it, so this one is stored alone and claimed.
+    expect(functionsCalled()[0]).toBe('select webhooks.store_addressed_webhooks');
+    await waitFor(() => arrived(401), "the other subscription's delivery, claimed", 10_000);
+  } finally {
+    release();
+    await sql('webhooks.subscriptions').where({ id: 2 }).delete();
+    await sql('webhooks.subscriptions')
+      .where({ id: 1 })
+      .update({ max_in_flight: DELIVERY_SETTINGS.defaultMaxInFlight });
+  }
+  await waitFor(
+    () => receiver.received.filter(({ json }) => json?.id >= 20_000).length === DELIVERY_SETTINGS.maxHeld,
+    'every delivery',
+    30_000,
+  );
 });
 
 it('leases nothing to a paused subscription', async () => {
