@@ -37,7 +37,7 @@ export const DELIVERY_SETTINGS = {
    * The most unfinished deliveries (queued or in flight) a worker's stores lease it, payloads and
    * all; claims add at most `claimAhead` times `workerConcurrency` of other subscriptions.
    */
-  maxHeld: 4096,
+  maxHeld: 8192,
   /**
    * Rounds of attempts a lease covers: the delivery's own and the ones queued before it. A
    * delivery that waits longer (its receiver hangs to the timeout) is dropped from the queue and
