@@ -9,8 +9,8 @@ import type { Knex } from 'knex';
  * commits not wait for the write-ahead log; the store's must, as a stored webhook is acknowledged,
  * so the caller's commit setting is put back before the transaction ends.
  */
-export async function up(knex: Knex): Promise<void> {
-  await knex.raw(`
+/** The function, as this migration makes it. */
+export const STORE_AND_CLAIM = `
     create function webhooks.store_and_claim(given jsonb, first_delay_ms integer, addressed_at bigint,
                                              worker uuid, held jsonb, max_count integer, lease_ms integer,
                                              depth integer)
@@ -24,7 +24,10 @@ export async function up(knex: Knex): Promise<void> {
       return query select * from webhooks.claim_due(worker, held, max_count, lease_ms, depth);
       perform set_config('synchronous_commit', commit_waits, true);
     end
-    $$`);
+    $$`;
+
+export async function up(knex: Knex): Promise<void> {
+  await knex.raw(STORE_AND_CLAIM);
 }
 
 export async function down(knex: Knex): Promise<void> {

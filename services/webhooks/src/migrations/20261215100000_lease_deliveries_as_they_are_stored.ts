@@ -14,14 +14,20 @@
  * one. The rest wait for a claim as before. The worker's count of leases is set as a claim sets
  * it, so claims and stores that lease take turns in the worker.
  *
- * The store waits for the write-ahead log as before: the ingest's answer acknowledges it.
+ * The store waits for the write-ahead log as before: the ingest's answer acknowledges it. The
+ * claim in a store's statement for an idle worker (migration 20261209100000) has no caller left.
  */
 import type { Knex } from 'knex';
 import { LEASED_AND_THEIR_SUBSCRIPTIONS } from './20261130100000_claim_ahead';
 import { filedWebhooks, HEADS_LOCKED, NUMBERED_CASES_FIRST } from './20261201100000_create_store_webhooks_function';
 import { LEASES_COUNTED, ROOM_OF_EACH_SUBSCRIPTION } from './20261208100000_count_leases_per_worker';
+import { STORE_AND_CLAIM } from './20261209100000_claim_with_the_store';
+
+const STORE_AND_CLAIM_SIGNATURE =
+  'webhooks.store_and_claim(jsonb, integer, bigint, uuid, jsonb, integer, integer, integer)';
 
 export async function up(knex: Knex): Promise<void> {
+  await knex.raw(`drop function ${STORE_AND_CLAIM_SIGNATURE}`);
   await knex.raw(`
     create function webhooks.store_and_lease(given jsonb, first_delay_ms integer, addressed_at bigint,
                                              worker uuid, held jsonb, max_count integer, lease_ms integer,
@@ -92,4 +98,5 @@ export async function down(knex: Knex): Promise<void> {
   await knex.raw(
     'drop function webhooks.store_and_lease(jsonb, integer, bigint, uuid, jsonb, integer, integer, integer)',
   );
+  await knex.raw(STORE_AND_CLAIM);
 }
