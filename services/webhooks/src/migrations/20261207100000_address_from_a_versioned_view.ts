@@ -11,6 +11,12 @@ import type { Knex } from 'knex';
  * subscriptions again and stores with them. A store therefore never uses subscriptions older
  * than the last change committed before it began.
  */
+/** A store's check that the subscriptions its webhooks were addressed from (`addressed_at`) are still current. */
+export const ADDRESSED_AT_CURRENT = `if addressed_at is distinct from (select version from webhooks.subscription_changes) then
+        raise exception 'The subscriptions changed after version % that addressed these webhooks', addressed_at
+          using errcode = 'WH001';
+      end if;`;
+
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
     create table webhooks.subscription_changes (
@@ -38,10 +44,7 @@ export async function up(knex: Knex): Promise<void> {
     language plpgsql volatile
     as $$
     begin
-      if addressed_at is distinct from (select version from webhooks.subscription_changes) then
-        raise exception 'The subscriptions changed after version % that addressed these webhooks', addressed_at
-          using errcode = 'WH001';
-      end if;
+      ${ADDRESSED_AT_CURRENT}
       return webhooks.store_webhooks(given, first_delay_ms);
     end
     $$`);

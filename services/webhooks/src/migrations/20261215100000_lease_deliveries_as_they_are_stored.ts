@@ -20,6 +20,7 @@
 import type { Knex } from 'knex';
 import { LEASED_AND_THEIR_SUBSCRIPTIONS } from './20261130100000_claim_ahead';
 import { filedWebhooks, HEADS_LOCKED, NUMBERED_CASES_FIRST } from './20261201100000_create_store_webhooks_function';
+import { ADDRESSED_AT_CURRENT } from './20261207100000_address_from_a_versioned_view';
 import { LEASES_COUNTED, ROOM_OF_EACH_SUBSCRIPTION } from './20261208100000_count_leases_per_worker';
 import { STORE_AND_CLAIM } from './20261209100000_claim_with_the_store';
 
@@ -36,10 +37,7 @@ export async function up(knex: Knex): Promise<void> {
     language plpgsql volatile
     as $$
     begin
-      if addressed_at is distinct from (select version from webhooks.subscription_changes) then
-        raise exception 'The subscriptions changed after version % that addressed these webhooks', addressed_at
-          using errcode = 'WH001';
-      end if;
+      ${ADDRESSED_AT_CURRENT}
 ${HEADS_LOCKED}
       -- Leases take turns with claims across instances: each counts the others' leases (migration 20261208100000).
       perform pg_advisory_xact_lock(hashtext('webhooks.claimDue'));
