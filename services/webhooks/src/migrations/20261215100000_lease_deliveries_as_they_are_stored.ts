@@ -52,7 +52,7 @@ ${filedWebhooks(NUMBERED_CASES_FIRST)}
           from numbered_payloads n cross join unnest(n.subscriptions) with ordinality as s(id, nth)
       ),
       leasable as (
-        select a.ord, a.nth, room.cap, room.free,
+        select a.ord, a.nth, room.free,
                row_number() over (partition by a.subscription_id order by a.ord, a.nth) as place
           from addressed a join room on room.id = a.subscription_id
          where first_delay_ms <= 0
@@ -63,7 +63,7 @@ ${filedWebhooks(NUMBERED_CASES_FIRST)}
                                       and e.state = 'pending' offset 0))
       ),
       leasing as (
-        select ord, nth, cap from (
+        select ord, nth from (
           select l.*, row_number() over (order by l.ord, l.nth) as overall from leasable l where l.place <= l.free
         ) within_room
          where overall <= max_count
