@@ -41,7 +41,6 @@ import {
   type ClaimedDelivery,
   forgetWorker,
   type HeldLeases,
-  type LeasedDelivery,
   readAddressing,
   recordAttempts,
   releaseLeases,
@@ -500,16 +499,17 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
     heldLeases(this: WebhooksThis): HeldLeases[] {
       const worker = this.worker;
       const bySubscription = new Map<number, HeldLeases>();
-      const count = ({ delivery }: { delivery: LeasedDelivery }, finished: boolean) => {
-        const id = delivery.subscription_id;
+      const count = (id: number, leases: number, finished: boolean) => {
         let held = bySubscription.get(id);
         if (!held) bySubscription.set(id, (held = { subscription_id: id, leases: 0, unfinished: 0 }));
-        held.leases += 1;
-        if (!finished) held.unfinished += 1;
+        held.leases += leases;
+        if (!finished) held.unfinished += leases;
       };
-      for (const { queue } of worker.lanes.values()) for (const claimed of queue) count(claimed, false);
-      for (const claimed of worker.inFlight.keys()) count(claimed, false);
-      for (const record of [...worker.beingRecorded, ...worker.finished]) count(record, true);
+      // A lane queues one subscription's deliveries, thousands of them after a burst's stores.
+      for (const [id, { queue }] of worker.lanes) if (queue.length > 0) count(id, queue.length, false);
+      for (const { delivery } of worker.inFlight.keys()) count(delivery.subscription_id, 1, false);
+      for (const { delivery } of [...worker.beingRecorded, ...worker.finished])
+        count(delivery.subscription_id, 1, true);
       return [...bySubscription.values()];
     },
 
@@ -525,11 +525,15 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
     /**
      * Forgets queued deliveries that may no longer be attempted (a lane whose places others took
      * held them too long), so that their leases, once expired and taken by another worker, are
-     * not counted as this worker's.
+     * not counted as this worker's. A lane's leases end in its queue's order (its claims and
+     * stores take turns, each leasing from its own moment), so those are at its front; `dispatch`
+     * checks each delivery it starts anyway.
      */
     dropUnattemptable(this: WebhooksThis) {
       for (const [subscriptionId, lane] of this.worker.lanes) {
-        lane.queue = lane.queue.filter((claimed) => this.attemptable(claimed));
+        let expired = 0;
+        while (expired < lane.queue.length && !this.attemptable(lane.queue[expired])) expired += 1;
+        if (expired > 0) lane.queue.splice(0, expired);
         if (lane.queue.length === 0 && lane.running === 0) this.worker.lanes.delete(subscriptionId);
       }
     },
