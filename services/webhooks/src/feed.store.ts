@@ -14,7 +14,14 @@
  */
 import type { Knex } from 'knex';
 import { type AddressedWebhook, type Party, partyKey } from './addressing';
-import { type ClaimedDelivery, claimedFromRows, type HeldLeases } from './webhooks.store';
+import {
+  type ClaimedDelivery,
+  type HeldLeases,
+  type LeasedDelivery,
+  type SubscriptionJson,
+  subscriptionFromJson,
+  type SubscriptionRow,
+} from './webhooks.store';
 
 export interface FeedRow {
   party_kind: Party['kind'];
@@ -79,8 +86,9 @@ export interface LeaseRequest {
 /**
  * Stores the webhooks as `storeWebhooks` does and leases the deliveries it makes to the worker
  * as far as it has room, in the insert that makes them (migration 20261215100000): those are
- * answered as a claim answers them, and the rest wait for a claim. The store waits for the log as
- * it does alone.
+ * answered as a claim answers them, their webhook's payload once for all its deliveries
+ * (migration 20261216100000), and the rest wait for a claim. The store waits for the log as it
+ * does alone.
  */
 export async function storeAndLease(
   knex: Knex,
@@ -103,13 +111,54 @@ export async function storeAndLease(
       lease.depth,
     ])
     .options({ name: 'webhooks-store-and-lease' });
+  return leasedByWebhook((result.rows as Array<{ row: StoreAnswerRow }>).map(({ row }) => row));
+}
+
+/** A webhook whose deliveries a store leased: what they share, and each one's id and subscription. */
+interface LeasedWebhookJson extends Omit<LeasedDelivery, 'id' | 'subscription_id' | 'occurred_at' | 'lease_until'> {
+  occurred_at: string;
+  lease_until: string;
+  deliveries: Array<[id: number, subscriptionId: number]>;
+}
+
+type StoreAnswerRow = { stored: number } | { subscription: SubscriptionJson; cap: number } | LeasedWebhookJson;
+
+/** The deliveries a store leased, each with its subscription and cap, in the order of their ids. */
+function leasedByWebhook(rows: StoreAnswerRow[]): { stored: number; leased: ClaimedDelivery[] } {
   let stored = 0;
-  const leasedRows: unknown[] = [];
-  for (const { row } of result.rows as Array<{ row: { stored?: number } }>) {
-    if (row.stored === undefined) leasedRows.push(row);
-    else stored = row.stored;
+  const subscriptions = new Map<number, { subscription: SubscriptionRow; cap: number }>();
+  const webhooks: LeasedWebhookJson[] = [];
+  for (const row of rows) {
+    if ('stored' in row) stored = row.stored;
+    else if ('subscription' in row)
+      subscriptions.set(row.subscription.id, { subscription: subscriptionFromJson(row.subscription), cap: row.cap });
+    else webhooks.push(row);
   }
-  return { stored, leased: claimedFromRows(leasedRows) };
+  const leased: ClaimedDelivery[] = [];
+  for (const webhook of webhooks) {
+    const occurredAt = new Date(webhook.occurred_at);
+    const leaseUntil = new Date(webhook.lease_until);
+    for (const [id, subscriptionId] of webhook.deliveries) {
+      const { subscription, cap } = subscriptions.get(subscriptionId)!;
+      // Spelled out rather than spread: one shape for every delivery, made thousands of times a burst.
+      const delivery: LeasedDelivery = {
+        id,
+        event_id: webhook.event_id,
+        webhook_id: webhook.webhook_id,
+        subscription_id: subscriptionId,
+        event_type: webhook.event_type,
+        case_sequence: webhook.case_sequence,
+        payload: webhook.payload,
+        occurred_at: occurredAt,
+        attempts: webhook.attempts,
+        cycle_attempts: webhook.cycle_attempts,
+        lease_until: leaseUntil,
+      };
+      leased.push({ delivery, subscription, cap });
+    }
+  }
+  leased.sort((a, b) => a.delivery.id - b.delivery.id);
+  return { stored, leased };
 }
 
 /** The feed's rows of the webhooks; a batch that names an event twice stores it once. */

@@ -155,7 +155,7 @@ export async function claimDue(
 }
 
 /** The deliveries a claim leased, each with its subscription, in the order of their ids, from the rows `webhooks.claim_due` answers. */
-export function claimedFromRows(rows: unknown[]): ClaimedDelivery[] {
+function claimedFromRows(rows: unknown[]): ClaimedDelivery[] {
   const subscriptions = new Map<number, SubscriptionRow>();
   const leased: LeasedJson[] = [];
   for (const claimed of rows as Array<LeasedJson | { subscription: SubscriptionJson }>) {
@@ -228,13 +228,13 @@ function leasedFromJson(json: Omit<LeasedJson, 'cap'>): LeasedDelivery {
   };
 }
 
-type SubscriptionJson = Omit<SubscriptionRow, 'previous_secret_until' | 'created_at' | 'updated_at'> & {
+export type SubscriptionJson = Omit<SubscriptionRow, 'previous_secret_until' | 'created_at' | 'updated_at'> & {
   previous_secret_until: string | null;
   created_at: string;
   updated_at: string;
 };
 
-function subscriptionFromJson(json: SubscriptionJson): SubscriptionRow {
+export function subscriptionFromJson(json: SubscriptionJson): SubscriptionRow {
   return {
     ...json,
     previous_secret_until: json.previous_secret_until === null ? null : new Date(json.previous_secret_until),

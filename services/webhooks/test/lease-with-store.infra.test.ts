@@ -128,15 +128,55 @@ it('commits the webhooks it stores with their leases only once they are in the l
     const answered = (rows as Array<{ row: Record<string, unknown> }>).map(({ row }) => row);
     expect(answered).toContainEqual({ stored: 1 });
     expect(answered.find((row) => row.webhook_id === webhook.webhook_id)).toMatchObject({
-      subscription_id: 1,
-      cap: 4,
+      payload: webhook.payload,
       lease_until: expect.any(String),
+      deliveries: [[expect.any(Number), 1]],
     });
+    expect(answered).toContainEqual({ subscription: expect.objectContaining({ id: 1 }), cap: 4 });
     expect(await trx('webhooks.held_leases').where({ worker_id: worker })).toMatchObject([
       { subscription_id: 1, leases: 1 },
     ]);
     const { rows: commitMode } = await trx.raw('show synchronous_commit');
     expect(commitMode[0].synchronous_commit).toBe('on');
+  } finally {
+    await trx.rollback();
+  }
+});
+
+it("answers each party's payload with its own deliveries when one webhook id reaches two parties", async () => {
+  // One event reaches a partner and a provider under the same webhook id, each with its own
+  // payload; the answer groups deliveries by webhook, and deliveries name no party.
+  const eventId = randomUUID();
+  const ofParty = (party_kind: string, party_id: number, seenBy: string) => ({
+    party_kind,
+    party_id,
+    event_id: eventId,
+    webhook_id: 'msg_to_two_parties',
+    event_type: 'costProposal.created',
+    case_guid: null,
+    payload: { id: 41, seenBy },
+    occurred_at: new Date().toISOString(),
+    subscriptions: [1],
+  });
+  const trx = await sql.transaction();
+  try {
+    const { version } = await trx('webhooks.subscription_changes').first('version');
+    const { rows } = await trx.raw(
+      `select webhooks.store_and_lease(?::jsonb, 0, ?::bigint, ?::uuid, '[]', 10, 60000, 1) as row`,
+      [JSON.stringify([ofParty('partner', 2, 'partner'), ofParty('provider', 10, 'provider')]), version, randomUUID()],
+    );
+    const answered = (rows as Array<{ row: { payload?: { seenBy: string }; deliveries?: Array<[number, number]> } }>)
+      .map(({ row }) => row)
+      .filter((row) => row.deliveries !== undefined);
+    const stored = await trx('webhooks.deliveries').where({ event_id: eventId }).select('id', 'payload');
+    expect(stored).toHaveLength(2);
+    expect(answered).toHaveLength(2);
+    for (const { id, payload } of stored)
+      expect(answered.find(({ deliveries }) => deliveries![0][0] === Number(id))).toMatchObject({
+        payload,
+        deliveries: [[Number(id), 1]],
+      });
+    expect(new Set(answered.map(({ payload }) => payload!.seenBy))).toEqual(new Set(['partner', 'provider']));
   } finally {
     await trx.rollback();
   }

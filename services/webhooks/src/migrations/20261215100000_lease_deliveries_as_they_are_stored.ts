@@ -27,10 +27,27 @@ import { STORE_AND_CLAIM } from './20261209100000_claim_with_the_store';
 const STORE_AND_CLAIM_SIGNATURE =
   'webhooks.store_and_claim(jsonb, integer, bigint, uuid, jsonb, integer, integer, integer)';
 
+/** What the store answers of the deliveries it leased: each one as a claim answers it, then each of their subscriptions. */
+export const LEASED_ONE_BY_ONE = `      leased as (
+        select d.*, room.cap from delivered d join room on room.id = d.subscription_id where d.lease_until is not null
+      ),
+${LEASES_COUNTED}
+      select jsonb_build_object('stored', (select count(*) from delivered))
+      union all
+${LEASED_AND_THEIR_SUBSCRIPTIONS}`;
+
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`drop function ${STORE_AND_CLAIM_SIGNATURE}`);
-  await knex.raw(`
-    create function webhooks.store_and_lease(given jsonb, first_delay_ms integer, addressed_at bigint,
+  await knex.raw(storeAndLeaseFunction(LEASED_ONE_BY_ONE));
+}
+
+/**
+ * The store's function, creating or replacing it: `answer` is its CTEs from `leased` on (the
+ * deliveries leased, counted in the worker's leases) and the rows it answers, after `delivered`.
+ */
+export function storeAndLeaseFunction(answer: string): string {
+  return `
+    create or replace function webhooks.store_and_lease(given jsonb, first_delay_ms integer, addressed_at bigint,
                                              worker uuid, held jsonb, max_count integer, lease_ms integer,
                                              depth integer)
     returns setof jsonb
@@ -81,15 +98,9 @@ ${filedWebhooks(NUMBERED_CASES_FIRST)}
         returning id, event_id, webhook_id, subscription_id, event_type, case_sequence, payload, occurred_at,
                   attempts, cycle_attempts, lease_until
       ),
-      leased as (
-        select d.*, room.cap from delivered d join room on room.id = d.subscription_id where d.lease_until is not null
-      ),
-${LEASES_COUNTED}
-      select jsonb_build_object('stored', (select count(*) from delivered))
-      union all
-${LEASED_AND_THEIR_SUBSCRIPTIONS};
+${answer};
     end
-    $$`);
+    $$`;
 }
 
 export async function down(knex: Knex): Promise<void> {
