@@ -47,8 +47,13 @@ export const DELIVERY_SETTINGS = {
   leaseRounds: 2,
   /** The lease a queued delivery must have left to be attempted: its attempt's timeout and this, for its record. */
   recordReserveMs: 10_000,
-  /** Finished attempts recorded at once without waiting for more, when others are still in flight. */
-  recordBatch: 64,
+  /**
+   * Finished attempts recorded at once without waiting for more, when others are still in flight.
+   * A record has a fixed cost in the database and in this process whatever its size: in an AMQP
+   * burst records of 64 were about 120 statements for 8,000 attempts, of 256 about 55, with a
+   * tenth more deliveries a second (bench/RESULTS.md, 1 December 2026).
+   */
+  recordBatch: 256,
   /**
    * How long a finished attempt waits for others to be recorded with it, when others are in
    * flight: a record costs much the same for one attempt as for thirty, in the database and in
@@ -58,7 +63,7 @@ export const DELIVERY_SETTINGS = {
    */
   recordWaitMs: 10,
   /** Finished attempts a worker may hold unrecorded (still leased) before it stops claiming until they are recorded. */
-  maxUnrecorded: 256,
+  maxUnrecorded: 1024,
   /** How long beyond its attempts a claim lasts before another worker may take the delivery (a crashed worker's claims). */
   leaseMarginMs: 15_000,
   /**
