@@ -41,7 +41,7 @@ export async function up(knex: Knex): Promise<void> {
   await setFillfactorOfDeliveries(knex, 50);
   await knex.raw('drop function webhooks.claim_due(jsonb, integer, integer, integer)');
   await knex.raw(claimDueCountingLeases(earlierOfCaseToItsSubscription(true), {}));
-  await knex.raw(RECORD_ATTEMPTS);
+  await knex.raw(recordAttemptsFunction(DELIVERIES_BY_AN_ARRAY_OF_IDS, ''));
 }
 
 /**
@@ -111,10 +111,19 @@ ${LEASED_AND_THEIR_SUBSCRIPTIONS};${putBack}
   $$`;
 }
 
-const RECORD_ATTEMPTS = `
-  create function webhooks.record_attempts(worker uuid, outcomes jsonb)
+/** How a record finds the deliveries it moves on, joined to their outcomes (`o`): by an array of their ids too. */
+export const DELIVERIES_BY_AN_ARRAY_OF_IDS = `d.id = any(array(select delivery_id from outcome)) and d.id = o.delivery_id
+         and d.occurred_at = o.delivery_occurred_at`;
+
+/**
+ * The record function, creating or replacing it: `deliveriesFound` is the condition that joins
+ * the deliveries (`d`) to their outcomes (`o`), `settings` the function's `set` clauses.
+ */
+export function recordAttemptsFunction(deliveriesFound: string, settings: string): string {
+  return `
+  create or replace function webhooks.record_attempts(worker uuid, outcomes jsonb)
   returns void
-  language plpgsql volatile
+  language plpgsql volatile${settings}
   as $$
   begin
     perform set_config('synchronous_commit', 'off', true);
@@ -139,8 +148,7 @@ const RECORD_ATTEMPTS = `
                                     else d.next_attempt_at end,
              finished_at = case when o.state = 'pending' then d.finished_at else now() end
         from outcome o
-       where d.id = any(array(select delivery_id from outcome)) and d.id = o.delivery_id
-         and d.occurred_at = o.delivery_occurred_at
+       where ${deliveriesFound}
     ),
     released as (
       update webhooks.held_leases h set leases = greatest(h.leases - r.recorded, 0)
@@ -153,6 +161,7 @@ const RECORD_ATTEMPTS = `
      where o.error_kind = 'gone' and s.id = o.subscription_id and s.state = 'active';
   end
   $$`;
+}
 
 async function setFillfactorOfDeliveries(knex: Knex, fillfactor: number): Promise<void> {
   const { rows } = await knex.raw(
