@@ -97,6 +97,42 @@ function holdAnswers(path?: string): () => void {
   };
 }
 
+/** A webhook as the store takes it: an event of no case to partner 2's subscription 1, with `fields` over that. */
+const webhookToStore = (
+  fields: { webhook_id: string; payload: Record<string, unknown> } & Record<string, unknown>,
+) => ({
+  party_kind: 'partner',
+  party_id: 2,
+  event_id: randomUUID(),
+  event_type: 'costProposal.created',
+  case_guid: null,
+  occurred_at: new Date().toISOString(),
+  subscriptions: [1],
+  ...fields,
+});
+
+/** Stores and leases `webhooks` for `worker` in a transaction that `check` reads, then rolls back. */
+async function storedAndLeased(
+  webhooks: Array<ReturnType<typeof webhookToStore>>,
+  worker: string,
+  check: (answered: Array<Record<string, unknown>>, trx: Knex.Transaction) => Promise<void>,
+) {
+  const trx = await sql.transaction();
+  try {
+    const { version } = await trx('webhooks.subscription_changes').first('version');
+    const { rows } = await trx.raw(
+      `select webhooks.store_and_lease(?::jsonb, 0, ?::bigint, ?::uuid, '[]', 10, 60000, 1) as row`,
+      [JSON.stringify(webhooks), version, worker],
+    );
+    await check(
+      (rows as Array<{ row: Record<string, unknown> }>).map(({ row }) => row),
+      trx,
+    );
+  } finally {
+    await trx.rollback();
+  }
+}
+
 it('sends a lone event leased in its store, with no claim before its attempt is recorded', async () => {
   await idleWorker();
   await ingestOne(1);
@@ -107,25 +143,8 @@ it('sends a lone event leased in its store, with no claim before its attempt is 
 
 it('commits the webhooks it stores with their leases only once they are in the log', async () => {
   const worker = randomUUID();
-  const webhook = {
-    party_kind: 'partner',
-    party_id: 2,
-    event_id: randomUUID(),
-    webhook_id: 'msg_leased_with_its_store',
-    event_type: 'costProposal.created',
-    case_guid: null,
-    payload: { id: 31 },
-    occurred_at: new Date().toISOString(),
-    subscriptions: [1],
-  };
-  const trx = await sql.transaction();
-  try {
-    const { version } = await trx('webhooks.subscription_changes').first('version');
-    const { rows } = await trx.raw(
-      `select webhooks.store_and_lease(?::jsonb, 0, ?::bigint, ?::uuid, '[]', 10, 60000, 1) as row`,
-      [JSON.stringify([webhook]), version, worker],
-    );
-    const answered = (rows as Array<{ row: Record<string, unknown> }>).map(({ row }) => row);
+  const webhook = webhookToStore({ webhook_id: 'msg_leased_with_its_store', payload: { id: 31 } });
+  await storedAndLeased([webhook], worker, async (answered, trx) => {
     expect(answered).toContainEqual({ stored: 1 });
     expect(answered.find((row) => row.webhook_id === webhook.webhook_id)).toMatchObject({
       payload: webhook.payload,
@@ -138,37 +157,26 @@ it('commits the webhooks it stores with their leases only once they are in the l
     ]);
     const { rows: commitMode } = await trx.raw('show synchronous_commit');
     expect(commitMode[0].synchronous_commit).toBe('on');
-  } finally {
-    await trx.rollback();
-  }
+  });
 });
 
 it("answers each party's payload with its own deliveries when one webhook id reaches two parties", async () => {
   // One event reaches a partner and a provider under the same webhook id, each with its own
   // payload; the answer groups deliveries by webhook, and deliveries name no party.
-  const eventId = randomUUID();
-  const ofParty = (party_kind: string, party_id: number, seenBy: string) => ({
-    party_kind,
-    party_id,
-    event_id: eventId,
-    webhook_id: 'msg_to_two_parties',
-    event_type: 'costProposal.created',
-    case_guid: null,
-    payload: { id: 41, seenBy },
-    occurred_at: new Date().toISOString(),
-    subscriptions: [1],
-  });
-  const trx = await sql.transaction();
-  try {
-    const { version } = await trx('webhooks.subscription_changes').first('version');
-    const { rows } = await trx.raw(
-      `select webhooks.store_and_lease(?::jsonb, 0, ?::bigint, ?::uuid, '[]', 10, 60000, 1) as row`,
-      [JSON.stringify([ofParty('partner', 2, 'partner'), ofParty('provider', 10, 'provider')]), version, randomUUID()],
+  const event_id = randomUUID();
+  const ofParty = (party_kind: string, party_id: number) =>
+    webhookToStore({
+      party_kind,
+      party_id,
+      event_id,
+      webhook_id: 'msg_to_two_parties',
+      payload: { id: 41, seenBy: party_kind },
+    });
+  await storedAndLeased([ofParty('partner', 2), ofParty('provider', 10)], randomUUID(), async (rows, trx) => {
+    const answered = (rows as Array<{ payload?: { seenBy: string }; deliveries?: Array<[number, number]> }>).filter(
+      (row) => row.deliveries !== undefined,
     );
-    const answered = (rows as Array<{ row: { payload?: { seenBy: string }; deliveries?: Array<[number, number]> } }>)
-      .map(({ row }) => row)
-      .filter((row) => row.deliveries !== undefined);
-    const stored = await trx('webhooks.deliveries').where({ event_id: eventId }).select('id', 'payload');
+    const stored = await trx('webhooks.deliveries').where({ event_id }).select('id', 'payload');
     expect(stored).toHaveLength(2);
     expect(answered).toHaveLength(2);
     for (const { id, payload } of stored)
@@ -177,9 +185,7 @@ it("answers each party's payload with its own deliveries when one webhook id rea
         deliveries: [[Number(id), 1]],
       });
     expect(new Set(answered.map(({ payload }) => payload!.seenBy))).toEqual(new Set(['partner', 'provider']));
-  } finally {
-    await trx.rollback();
-  }
+  });
 });
 
 it("leases a case's first delivery alone, and sends its next once the first is recorded", async () => {
@@ -288,17 +294,11 @@ it('leases nothing to a paused subscription', async () => {
 
 it('gives up what a dead worker leased in its store once the leases end, and sends each once', async () => {
   await idleWorker();
-  const webhook = {
-    party_kind: 'partner',
-    party_id: 2,
-    event_id: randomUUID(),
+  const webhook = webhookToStore({
     webhook_id: 'msg_leased_by_a_dead_worker',
-    event_type: 'costProposal.created',
     case_guid: randomUUID(),
     payload: { id: 301 },
-    occurred_at: new Date().toISOString(),
-    subscriptions: [1],
-  };
+  });
   const { version } = await sql('webhooks.subscription_changes').first('version');
   // A worker of another instance stores and leases it for 1.5 s, then dies before sending it.
   await sql.raw(`select webhooks.store_and_lease(?::jsonb, 0, ?::bigint, ?::uuid, '[]', 10, 1500, 8)`, [
