@@ -11,6 +11,7 @@ import { IdempotencyMiddleware } from './idempotency';
 import { NodeWatchdogMiddleware } from './node-watchdog';
 import { jsonLogLine, RequestLogMiddleware } from './request-log';
 import { tracingOptions } from './tracing';
+import { TransportLimitsMiddleware } from './transport-limits';
 import { HubValidator, WholeParamsMiddleware } from './validator';
 
 export function brokerOptions(config: HubConfig): BrokerOptions {
@@ -45,9 +46,11 @@ export function brokerOptions(config: HubConfig): BrokerOptions {
     metrics: { enabled: config.metrics, reporter: [] },
     tracing: tracingOptions(config.tracing),
     validator: new HubValidator(),
-    // The database outage middleware is the innermost, so the request log sees its 503, not the raw error.
+    // The database outage middleware is the innermost, so the request log sees its 503, not the raw
+    // error; the request log and kept idempotent answers see validation errors already bounded.
     middlewares: [
       DatabaseOutageMiddleware(),
+      TransportLimitsMiddleware,
       RequestLogMiddleware,
       WholeParamsMiddleware,
       IdempotencyMiddleware,

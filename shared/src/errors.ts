@@ -4,7 +4,6 @@
  * Error classes do not survive the transporter, so rendering keys on `code` and `type` only.
  */
 import { Errors } from 'moleculer';
-import { REFUSED_KEY_ERROR } from './validator';
 
 const { MoleculerClientError, MoleculerRetryableError } = Errors;
 
@@ -23,6 +22,9 @@ export const ERROR_TYPES = {
   SERVICE_MISSING: 'SERVICE_MISSING',
 } as const;
 
+/** The validator's error type of a refused record key, reported on the record's field with the key named. */
+export const REFUSED_KEY_ERROR = 'recordKeyRefused';
+
 /** Messages the spec uses for field validation, keyed by what went wrong. */
 export const FIELD_MESSAGES = {
   required: 'Field is required',
@@ -34,10 +36,42 @@ export const FIELD_MESSAGES = {
 
 export type FieldDetails = Record<string, string[]>;
 
-/** 400 `{ error: { message: 'Fields validation failed', details } }`, details keyed by field path. */
+/**
+ * How many failing fields a validation answer names. An answer travels back between services as
+ * one transport message, so it must stay small whatever the input: a body of ten thousand wrong
+ * items names the first fields and says how many failed in all (`failureCount`).
+ */
+export const NAMED_FAILURES_MAX = 20;
+/** A field path is named up to this many characters: keys come from the client and can be long. */
+const FIELD_PATH_MAX = 200;
+
+export interface BoundedDetails {
+  details: FieldDetails;
+  /** Every failing field, when there were more than NAMED_FAILURES_MAX. */
+  failureCount?: number;
+}
+
+/** The first NAMED_FAILURES_MAX fields of `details`, each path cut to FIELD_PATH_MAX characters. */
+export function boundedDetails(details: FieldDetails): BoundedDetails {
+  const fields = Object.keys(details);
+  if (fields.length <= NAMED_FAILURES_MAX && fields.every((field) => field.length <= FIELD_PATH_MAX))
+    return { details };
+  // Field names come from the client: `__proto__` must be a key like any other.
+  const named: FieldDetails = Object.create(null);
+  for (const field of fields.slice(0, NAMED_FAILURES_MAX)) {
+    const path = field.length > FIELD_PATH_MAX ? `${field.slice(0, FIELD_PATH_MAX - 1)}…` : field;
+    (named[path] ??= []).push(...details[field]);
+  }
+  return fields.length > NAMED_FAILURES_MAX ? { details: named, failureCount: fields.length } : { details: named };
+}
+
+/**
+ * 400 `{ error: { message: 'Fields validation failed', details } }`, details keyed by field path;
+ * bounded (boundedDetails), with `failureCount` when fields were left unnamed.
+ */
 export class FieldsValidationError extends MoleculerClientError {
   constructor(details: FieldDetails) {
-    super('Fields validation failed', 400, ERROR_TYPES.FIELDS_VALIDATION, { details });
+    super('Fields validation failed', 400, ERROR_TYPES.FIELDS_VALIDATION, boundedDetails(details));
   }
 }
 
@@ -74,8 +108,8 @@ export class ConflictError extends MoleculerClientError {
 }
 
 export class PayloadTooLargeError extends MoleculerClientError {
-  constructor(limitBytes: number) {
-    super(`Request body is larger than ${limitBytes} bytes`, 413, ERROR_TYPES.PAYLOAD_TOO_LARGE, { limitBytes });
+  constructor(message = 'Request body is too large') {
+    super(message, 413, ERROR_TYPES.PAYLOAD_TOO_LARGE);
   }
 }
 
@@ -201,17 +235,27 @@ export function renderError(err: ErrorLike, requestId?: string): RenderedError {
   const headers: Record<string, string> = {};
 
   switch (type) {
-    case ERROR_TYPES.FIELDS_VALIDATION:
+    case ERROR_TYPES.FIELDS_VALIDATION: {
+      // Bounded again: details built by hand in a service may not have come through the constructor.
+      const bounded = boundedDetails((data.details ?? {}) as FieldDetails);
+      const failureCount = typeof data.failureCount === 'number' ? data.failureCount : bounded.failureCount;
       return {
         status: 400,
         headers,
-        body: { error: { message: 'Fields validation failed', details: data.details ?? {} } },
+        body: {
+          error: {
+            message: 'Fields validation failed',
+            details: bounded.details,
+            ...(failureCount && { failureCount }),
+          },
+        },
       };
+    }
     case 'VALIDATION_ERROR': // Moleculer's parameter validator
       return {
         status: 400,
         headers,
-        body: { error: { message: 'Fields validation failed', details: detailsFromValidator(err.data) } },
+        body: { error: { message: 'Fields validation failed', ...boundedDetails(detailsFromValidator(err.data)) } },
       };
     case ERROR_TYPES.NOT_ENOUGH_DATA:
       return {

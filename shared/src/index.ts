@@ -24,6 +24,7 @@ export * from './json-schema';
 export * from './metrics';
 export * from './node-watchdog';
 export * from './transporter-link';
+export * from './transport-limits';
 export * from './older-versions';
 export * from './outbox';
 export * from './pagination';

@@ -12,6 +12,7 @@
  *   not whole: Moleculer sends a rule object that several params share only once).
  */
 import { type Middleware, Validators } from 'moleculer';
+import { detailsFromValidator, FieldsValidationError, REFUSED_KEY_ERROR } from './errors';
 import FastestValidator from 'fastest-validator';
 import { REFUSED_RECORD_KEY } from './rule-schema';
 
@@ -54,9 +55,6 @@ function normalizeRule(rule: unknown): unknown {
   }
   return normalized;
 }
-
-/** The validator's error type of a refused record key, reported on the record's field with the key named. */
-export const REFUSED_KEY_ERROR = 'recordKeyRefused';
 
 type CustomCheck = (value: unknown, errors: Array<Record<string, unknown>>, ...rest: unknown[]) => unknown;
 
@@ -177,6 +175,116 @@ export function integerTextReader(schema: Rule): (params: Rule) => void {
   return convert ? (params) => void convert(params) : () => undefined;
 }
 
+/** A value longer than its rule allows, in the form of fastest-validator's errors. */
+export interface OversizedValue {
+  type: 'arrayMax' | 'stringMax';
+  field: string;
+  expected: number;
+  actual: number;
+}
+
+type SizeCheck = (value: unknown, path: string) => OversizedValue | null;
+
+/**
+ * A function that finds the first array or string longer than its rule's `max` within a value,
+ * or null when the rule sets no length anywhere. It reads lengths only, never validates, and
+ * stops at the first array too long before looking at its items: the validator would check every
+ * item of a long array (and name each wrong one) before its length.
+ */
+function sizeCheckOf(rule: unknown): SizeCheck | null {
+  const normalized = normalizeRule(rule) as Rule | undefined;
+  if (!normalized || typeof normalized !== 'object') return null;
+  const max = typeof normalized.max === 'number' ? normalized.max : undefined;
+  switch (normalized.type) {
+    case 'string':
+      return max === undefined
+        ? null
+        : (value, field) =>
+            typeof value === 'string' && value.length > max
+              ? { type: 'stringMax', field, expected: max, actual: value.length }
+              : null;
+    case 'array': {
+      const item = sizeCheckOf(normalized.items);
+      if (max === undefined && !item) return null;
+      return (value, field) => {
+        if (!Array.isArray(value)) return null;
+        if (max !== undefined && value.length > max)
+          return { type: 'arrayMax', field, expected: max, actual: value.length };
+        if (item)
+          for (let index = 0; index < value.length; index++) {
+            const found = item(value[index], `${field}[${index}]`);
+            if (found) return found;
+          }
+        return null;
+      };
+    }
+    case 'object':
+      return normalized.props ? propsSizeCheck(normalized.props as Rule) : null;
+    case 'record': {
+      const entry = sizeCheckOf(normalized.value);
+      return entry
+        ? (value, field) => {
+            if (!value || typeof value !== 'object') return null;
+            for (const [key, item] of Object.entries(value)) {
+              const found = entry(item, field ? `${field}.${key}` : key);
+              if (found) return found;
+            }
+            return null;
+          }
+        : null;
+    }
+    case 'multi': {
+      // Too long only when too long for every alternative; one that does not apply leaves it to the validator.
+      const alternatives = (normalized.rules as unknown[]).map(sizeCheckOf);
+      if (alternatives.some((alternative) => alternative === null)) return null;
+      return (value, field) => {
+        let first: OversizedValue | null = null;
+        for (const alternative of alternatives as SizeCheck[]) {
+          const found = alternative(value, field);
+          if (!found) return null;
+          first ??= found;
+        }
+        return first;
+      };
+    }
+    default:
+      return null;
+  }
+}
+
+function propsSizeCheck(props: Rule): SizeCheck | null {
+  const checks = Object.entries(props)
+    .filter(([key]) => !key.startsWith('$$'))
+    .map(([key, rule]) => [key, sizeCheckOf(rule)] as const)
+    .filter((entry): entry is readonly [string, SizeCheck] => entry[1] !== null);
+  if (checks.length === 0) return null;
+  return (value, field) => {
+    if (!value || typeof value !== 'object' || Array.isArray(value)) return null;
+    const record = value as Rule;
+    for (const [key, check] of checks) {
+      if (!Object.prototype.hasOwnProperty.call(record, key)) continue;
+      const found = check(record[key], field ? `${field}.${key}` : key);
+      if (found) return found;
+    }
+    return null;
+  };
+}
+
+const sizeChecks = new WeakMap<Rule, SizeCheck | null>();
+
+/**
+ * The first array or string of `params` longer than an action's `params` schema allows, or null.
+ * The gateway asks before it sends a call, and each serving node before it validates one.
+ */
+export function oversizedValue(schema: Rule, params: Rule): OversizedValue | null {
+  let check = sizeChecks.get(schema);
+  if (check === undefined) {
+    check = propsSizeCheck(schema);
+    sizeChecks.set(schema, check);
+  }
+  return check ? check(params, '') : null;
+}
+
 /** Applies the hub's defaults to an action's `params` schema. */
 export function withHubDefaults(schema: Rule): Rule {
   return { $$strict: 'remove', ...normalizeProps(schema) };
@@ -209,10 +317,42 @@ export class HubValidator extends FastestWithOptions {
         for (const key of textParams)
           if (Object.prototype.hasOwnProperty.call(params, key)) params[key] = typedText(schema[key], params[key]);
       }
-      return check(params, options);
+      const oversized = oversizedValue(schema, params);
+      return oversized ? [oversized] : check(params, options);
     };
     return typedCheck as never;
   }
+
+  /**
+   * Moleculer's middleware, whose validation error (one entry per failing value) becomes the
+   * hub's FieldsValidationError, which names the first fields and counts the rest: the answer
+   * must stay small whatever the input. Moleculer runs the validator outside the user's
+   * middlewares, so the error is turned here, before it leaves the node.
+   */
+  // Moleculer's typings give `middleware` neither its broker argument nor its hooks object.
+  override middleware(broker?: unknown): never {
+    const baseMiddleware = super.middleware as unknown as (broker: unknown) => { localAction: LocalActionHook };
+    const base = baseMiddleware.call(this, broker);
+    const validated = base.localAction;
+    return {
+      ...base,
+      localAction(this: unknown, handler: ActionHandler, action: unknown) {
+        const wrapped = validated.call(this, handler, action);
+        if (wrapped === handler) return handler;
+        return (ctx: unknown) => wrapped(ctx).catch(boundedValidationError);
+      },
+    } as never;
+  }
+}
+
+type ActionHandler = (ctx: unknown) => Promise<unknown>;
+type LocalActionHook = (handler: ActionHandler, action: unknown) => ActionHandler;
+
+function boundedValidationError(err: unknown): Promise<never> {
+  const error = err as { type?: unknown; data?: unknown };
+  return Promise.reject(
+    error?.type === 'VALIDATION_ERROR' ? new FieldsValidationError(detailsFromValidator(error.data)) : err,
+  );
 }
 
 /**

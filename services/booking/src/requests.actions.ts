@@ -8,6 +8,8 @@ import { findTracked, insertExternalRequest, REQUEST_STATUSES } from './requests
 import type { BookingThis } from './booking.types';
 import { REQUEST_LOGGED, REQUESTS_FOUND } from './responses';
 
+/** A logged request, response or message is kept up to this many characters: a log entry, not a file store. */
+const LOGGED_TEXT_MAX = 65_536;
 const FIND_REQUESTS_PARAMS = { trackingId: 'string|min:1|max:255' } as const;
 const LOG_REQUEST_PARAMS = {
   type: 'string|min:1|max:64',
@@ -15,9 +17,9 @@ const LOG_REQUEST_PARAMS = {
   url: { type: 'url', optional: true },
   // Integrators put their own keys in meta; only caseId is checked.
   meta: { type: 'object', strict: false, props: { caseId: 'number|integer|positive' } },
-  request: { type: 'string', optional: true },
-  response: { type: 'string', optional: true },
-  message: { type: 'string', optional: true },
+  request: { type: 'string', max: LOGGED_TEXT_MAX, optional: true },
+  response: { type: 'string', max: LOGGED_TEXT_MAX, optional: true },
+  message: { type: 'string', max: LOGGED_TEXT_MAX, optional: true },
 } as const;
 export type FindRequestsParams = ParamsOf<typeof FIND_REQUESTS_PARAMS>;
 export type LogRequestParams = ParamsOf<typeof LOG_REQUEST_PARAMS>;

@@ -32,7 +32,7 @@ import { NOTIFICATIONS, STATUS_ADDED } from './responses';
 const ADD_STATUS_PARAMS = {
   guid: GUID_PARAM,
   key: 'string|min:1|max:64|trim',
-  declaredAt: { type: 'string', optional: true, nullable: true },
+  declaredAt: { type: 'string', max: 64, optional: true, nullable: true },
 } as const;
 export type AddStatusParams = ParamsOf<typeof ADD_STATUS_PARAMS>;
 

@@ -16,6 +16,7 @@ import {
   type Caller,
   type CallerMeta,
   configOf,
+  detailsFromValidator,
   ERROR_TYPES,
   FIELD_MESSAGES,
   type FieldDetails,
@@ -28,6 +29,7 @@ import {
   NotFoundError,
   OLDER_VERSIONS_DEPRECATION,
   OLDER_VERSIONS_SUNSET,
+  oversizedValue,
   PROMETHEUS_CONTENT_TYPE,
   RateLimitedError,
   prometheusReporterOf,
@@ -223,6 +225,16 @@ function actionParams(req: HubRequest, meta: Record<string, unknown>, pathParams
   if (Object.keys(unknown).length) throw new FieldsValidationError(unknown);
   if (text.length) meta[TEXT_PARAMS_META] = text;
   return params;
+}
+
+/**
+ * Refuses, naming the field, an array or a string longer than the action declares, before the
+ * call is sent: the serving node would refuse it too, after carrying it and reading all of it.
+ */
+function refuseOversizedParams(req: HubRequest) {
+  const declared = req.$action?.params;
+  const oversized = declared ? oversizedValue(declared, req.$params) : null;
+  if (oversized) throw new FieldsValidationError(detailsFromValidator([oversized]));
 }
 
 /** The declared param a query name stands for, in the notation sent or in camelCase; null for none. */
@@ -696,6 +708,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
           alias: { path?: string },
         ) {
           req.$params = actionParams(req, ctx.meta as Record<string, unknown>, pathParamsOf(alias?.path));
+          refuseOversizedParams(req);
           ctx.meta.requestId = req.requestId;
           const idempotencyKey = req.headers['idempotency-key'];
           if (typeof idempotencyKey === 'string') ctx.meta.idempotencyKey = idempotencyKeyOf(idempotencyKey);

@@ -17,6 +17,7 @@ import { newSecret } from './signature';
 import type { DeliveryRow, SubscriptionRow } from './webhooks.store';
 import {
   ACCOUNT_FIXED,
+  SECRET_MAX_LENGTH,
   SECRET_PATTERN,
   type SubscriptionIn,
   subscriptionColumns,
@@ -217,7 +218,7 @@ export const adminActions: ServiceActionsSchema = {
     description:
       'The new secret signs from now on; the previous one also signs until `previousSecretValidUntil`, so a receiver can switch without losing a webhook.',
     response: ROTATED_SECRET,
-    params: { ...idParam, secret: { type: 'string', pattern: SECRET_PATTERN, optional: true } },
+    params: { ...idParam, secret: { type: 'string', max: SECRET_MAX_LENGTH, pattern: SECRET_PATTERN, optional: true } },
     async handler(this: WebhooksThis, ctx: Context<IdParams & { secret?: string }>) {
       const secret = ctx.params.secret ?? newSecret();
       const { knex } = this.db;
