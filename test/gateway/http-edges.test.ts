@@ -41,6 +41,35 @@ function exchange(request: string, body = ''): Promise<RawAnswer> {
   });
 }
 
+/**
+ * Writes `first` on a new connection kept alive, reads its answer whole, then writes `second` on
+ * the same connection and reads that answer until the server closes it.
+ */
+function exchangeKeptAlive(first: string, second: string): Promise<RawAnswer> {
+  const { port } = new URL(hub.url);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), '127.0.0.1', () => socket.write(first));
+    let received = '';
+    let firstDone = false;
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.toString();
+      if (firstDone) return;
+      const headEnd = received.indexOf('\r\n\r\n');
+      const length = /content-length: (\d+)/i.exec(received.slice(0, headEnd))?.[1];
+      if (headEnd === -1 || length === undefined || received.length < headEnd + 4 + Number(length)) return;
+      firstDone = true;
+      received = received.slice(headEnd + 4 + Number(length));
+      socket.write(second);
+    });
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const [head, ...rest] = received.split('\r\n\r\n');
+      const text = rest.join('\r\n\r\n');
+      resolve({ status: Number(head.split(' ')[1]), head, body: text ? JSON.parse(text) : undefined });
+    });
+  });
+}
+
 const get = (target: string, headers = '') =>
   exchange(`GET ${target} HTTP/1.1\r\nHost: hub\r\nConnection: close\r\n${headers}\r\n`);
 
@@ -58,6 +87,21 @@ it('answers a URL over the limit with 414 and headers over it with 431, in the e
   );
   expect(withinLimits.status).toBe(401);
   expect(withinLimits.body).toEqual({ error: { message: 'Access token is invalid' } });
+});
+
+it('answers a URL over the limit with 414 on a connection kept alive after an answer', async () => {
+  const answers = await Promise.all(
+    Array.from({ length: 20 }, () =>
+      exchangeKeptAlive(
+        'GET /api/v3/partner?id=1 HTTP/1.1\r\nHost: hub\r\n\r\n',
+        `GET /api/v3/partner?id=1&note=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: hub\r\n\r\n`,
+      ),
+    ),
+  );
+  for (const answer of answers) {
+    expect(answer.status).toBe(414);
+    expect(answer.body).toEqual({ error: { message: 'Request URL is too long' } });
+  }
 });
 
 it('cuts off a client that does not send the body it announced, with 408 in the envelope', async () => {

@@ -553,7 +553,9 @@ function clientErrorAnswer(err: NodeJS.ErrnoException & { rawPacket?: Buffer }):
 
 /** Answers on the socket itself: a request Node could not parse has no response object. */
 function answerClientError(this: GatewayThis, err: NodeJS.ErrnoException, socket: Socket) {
-  if (!socket.writable || err.code === 'ECONNRESET' || responseOfSocket.get(socket)?.headersSent) {
+  // On a connection kept alive the last response is done: a new answer may follow it.
+  const current = responseOfSocket.get(socket);
+  if (!socket.writable || err.code === 'ECONNRESET' || (current?.headersSent && !current.writableFinished)) {
     socket.destroy();
     return;
   }
