@@ -4,6 +4,7 @@
  */
 import { BrokerOptions, ServiceBroker, Errors } from 'moleculer';
 import type { HubConfig } from './config';
+import { OUTCOME_UNKNOWN_ERRORS } from './errors';
 import { attachContext, openedDatabaseOf } from './context';
 import { DatabaseOutageMiddleware } from './database-outage';
 import type { EmbeddedDatabaseOptions } from './db';
@@ -65,20 +66,14 @@ export function brokerOptions(config: HubConfig): BrokerOptions {
 }
 
 /**
- * Errors after which the handler may have run all the same: a call that timed out may still be
- * executed by a stalled process once it resumes, and one rejected because its node left may have
- * committed before the node went. Trying either again could make a write twice.
- */
-const OUTCOME_UNKNOWN = new Set(['REQUEST_TIMEOUT', 'REQUEST_REJECTED']);
-
-/**
  * Whether a failed call may be tried again: only when the error says it is passing
  * (MoleculerRetryableError: no node to take the call, a full queue, a transaction rolled back on a
- * serialization conflict) and the call surely did not take effect.
+ * serialization conflict) and the call surely did not take effect: trying one whose outcome is
+ * unknown again could make a write twice.
  */
 export function isSafeToRetry(err: Error): boolean {
   const error = err as Errors.MoleculerError;
-  return Boolean(error.retryable) && !OUTCOME_UNKNOWN.has(error.type);
+  return Boolean(error.retryable) && !OUTCOME_UNKNOWN_ERRORS.has(error.type);
 }
 
 /** A broker whose services can reach the configuration and the database (see context.ts). */

@@ -164,6 +164,17 @@ export class DatabaseUnavailableError extends Errors.MoleculerError {
   }
 }
 
+/**
+ * Moleculer's errors for a call that was sent and whose answer never came: it timed out (a
+ * stalled process may still carry it out once it resumes), or its node left while it was pending
+ * (it may have committed before the node went). A 503 says a call was not carried out; these say
+ * its outcome is unknown.
+ */
+export const OUTCOME_UNKNOWN_ERRORS: ReadonlySet<string> = new Set(['REQUEST_TIMEOUT', 'REQUEST_REJECTED']);
+
+const OUTCOME_UNKNOWN_MESSAGE =
+  'No answer came in time: the request may have been carried out. Send it again with the same Idempotency-Key to get its first answer';
+
 interface ErrorLike {
   code?: unknown;
   type?: unknown;
@@ -277,6 +288,10 @@ export function renderError(err: ErrorLike, requestId?: string): RenderedError {
     case 'SERVICE_NOT_AVAILABLE':
       headers['Retry-After'] = '1';
       return { status: 503, headers, body: { error: { message: 'Service temporarily unavailable', requestId } } };
+    // The call reached its service and no answer came: what it did is not known.
+    case 'REQUEST_TIMEOUT':
+    case 'REQUEST_REJECTED':
+      return { status: 504, headers, body: { error: { message: OUTCOME_UNKNOWN_MESSAGE, requestId } } };
     case 'INVALID_REQUEST_TYPE':
     case 'UNSUPPORTED_MEDIA_TYPE':
       return { status: 415, headers, body: { error: { message } } };
@@ -297,9 +312,10 @@ export function renderError(err: ErrorLike, requestId?: string): RenderedError {
     if (err.data !== undefined && err.data !== null) body.error.details = err.data;
     return { status: code, headers, body };
   }
-  if (code === 503 || code === 504) {
+  if (code === 503) {
     headers['Retry-After'] = '1';
     return { status: 503, headers, body: { error: { message: 'Service temporarily unavailable', requestId } } };
   }
+  if (code === 504) return { status: 504, headers, body: { error: { message: OUTCOME_UNKNOWN_MESSAGE, requestId } } };
   return { status: 500, headers, body: { error: { message: 'Internal error', requestId } } };
 }

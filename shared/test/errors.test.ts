@@ -1,6 +1,7 @@
 import {
   detailsFromValidator,
   FieldsValidationError,
+  NAMED_FAILURES_MAX,
   NotEnoughDataError,
   CannotProcessCaseError,
   renderError,
@@ -57,6 +58,44 @@ describe('renderError', () => {
     const rendered = renderError(new UnavailableError());
     expect(rendered.status).toBe(503);
     expect(rendered.headers['Retry-After']).toBe('1');
+  });
+
+  it('answers 504 without Retry-After when a call was sent and no answer came, naming the outcome unknown', () => {
+    for (const type of ['REQUEST_TIMEOUT', 'REQUEST_REJECTED']) {
+      const rendered = renderError({ type, code: type === 'REQUEST_TIMEOUT' ? 504 : 503, message: 'x' }, 'req-3');
+      expect(rendered.status).toBe(504);
+      expect(rendered.headers).toEqual({});
+      expect(rendered.body).toEqual({
+        error: { message: expect.stringContaining('the same Idempotency-Key'), requestId: 'req-3' },
+      });
+    }
+  });
+
+  it('names the first fields of a large validation error and counts them all', () => {
+    const details = Object.fromEntries(
+      Array.from({ length: 500 }, (_, index) => [`items[${index}]`, ['Wrong format']]),
+    );
+    const error = new FieldsValidationError(details);
+    expect(error.data).toMatchObject({ failureCount: 500 });
+    const rendered = renderError(error);
+    const body = rendered.body as { error: { details: Record<string, string[]>; failureCount: number } };
+    expect(Object.keys(body.error.details)).toEqual(Object.keys(details).slice(0, NAMED_FAILURES_MAX));
+    expect(body.error.failureCount).toBe(500);
+    const fromValidator = renderError({
+      type: 'VALIDATION_ERROR',
+      data: Array.from({ length: 30 }, (_, index) => ({ type: 'required', field: `f${index}` })),
+    }).body as { error: { details: object; failureCount: number } };
+    expect(Object.keys(fromValidator.error.details)).toHaveLength(NAMED_FAILURES_MAX);
+    expect(fromValidator.error.failureCount).toBe(30);
+    // A few fields are named whole, with no count.
+    expect(renderError(new FieldsValidationError({ a: ['Wrong format'] })).body).toEqual({
+      error: { message: 'Fields validation failed', details: { a: ['Wrong format'] } },
+    });
+    const longKey = 'k'.repeat(5000);
+    const cut = renderError(new FieldsValidationError({ [longKey]: ['Wrong format'] })).body as {
+      error: { details: object };
+    };
+    expect(Object.keys(cut.error.details)[0].length).toBeLessThanOrEqual(200);
   });
 
   it('answers 503 with Retry-After when the action runs nowhere, and 404 for what does not exist', () => {

@@ -7,9 +7,16 @@
  */
 import type { Knex } from 'knex';
 import { ALL_SERVICES, databaseOf, type ServiceName, serviceSchemaOf } from '../../shared/src';
-import { bookCase, demoCaseBody } from '../support/cases';
+import { bookCase } from '../support/cases';
 import { DEMO_TOKENS, startTestHub, type TestHub } from '../support/hub';
-import { fuzzOperations, RequestFuzzer, type FuzzOperation, type OpenApiDocument } from '../support/request-fuzzer';
+import {
+  FUZZ_TOKENS_BY_ACCESS,
+  fuzzExamplesFor,
+  fuzzOperations,
+  RequestFuzzer,
+  type FuzzOperation,
+  type OpenApiDocument,
+} from '../support/request-fuzzer';
 
 let hub: TestHub;
 
@@ -127,43 +134,6 @@ const FUZZ_TIME_BOX_MS = 10 * 60_000;
 /** Another seed explores other requests: `FUZZ_SEED=7 npm test -- test/conformance/bad-input.test.ts`. */
 const FUZZ_SEED = Number(process.env.FUZZ_SEED ?? 19);
 
-/** Right bodies for the operations whose schema says only "an object", for the fuzzer to bend. */
-function examplesFor(guid: string): Record<string, unknown> {
-  const proposal = {
-    guid,
-    externalId: ['FUZZ-1'],
-    name: 'Repair',
-    priceNet: 1234.5,
-    currency: 'NOK',
-    details: [{ text: 'Display', type: 'sparePart', priceNet: 1000, quantity: 1 }],
-  };
-  const invoice = { guid, externalId: 'FUZZ-INV-1', priceNet: 1250, currency: 'NOK' };
-  const booking = demoCaseBody(DEMO_TOKENS.elkjop);
-  return {
-    '/v1/case/create': booking,
-    '/v2/case/create': booking,
-    '/v3/case/create': booking,
-    '/v1/case/validate': booking,
-    '/v2/case/validate': booking,
-    '/v3/case/validate': booking,
-    '/v1/cost-proposals': [proposal],
-    '/v2/cost-proposals': [proposal],
-    '/v3/cost-proposals': [proposal],
-    '/v3/invoices': [invoice],
-    '/v2/models': [{ manufacturer: 'Apple', productType: 2, model: 'MacBook Fuzz' }],
-    '/v3/models': [{ manufacturer: 'Apple', productType: 2, model: 'MacBook Fuzz' }],
-  };
-}
-
-/** The tokens a request to each access level is sent with, in turn: every role the level lets in. */
-const TOKENS_BY_ACCESS: Record<string, string[]> = {
-  partner: [DEMO_TOKENS.elkjop, DEMO_TOKENS.power],
-  provider: [DEMO_TOKENS.nrc, DEMO_TOKENS.svea],
-  'partner+provider': [DEMO_TOKENS.elkjop, DEMO_TOKENS.nrc, DEMO_TOKENS.power],
-  any: [DEMO_TOKENS.power, DEMO_TOKENS.svea],
-  admin: [DEMO_TOKENS.admin],
-};
-
 /**
  * Writes the hub makes after a request has been answered, by design: the outbox relays mark their
  * events handed on, and the webhooks service takes them in (deliveries, the event feed) and
@@ -223,7 +193,7 @@ it(
       await bookCase(hub, DEMO_TOKENS.power),
       await bookCase(hub, DEMO_TOKENS.elkjop),
     ];
-    const examples = examplesFor(guids[0]);
+    const examples = fuzzExamplesFor(guids[0]);
     const fuzzer = new RequestFuzzer(FUZZ_SEED, { guids, ids: [1, 2, 3, 10, 20, 30, 999999] });
     const writes = await recordWrites((await databaseOf(hub.broker)).knex);
     await writes.take();
@@ -236,7 +206,7 @@ it(
     while (sent < FUZZ_REQUESTS && Date.now() - startedAt < FUZZ_TIME_BOX_MS) {
       for (const operation of operations) {
         const request = fuzzer.request(operation, examples[operation.path]);
-        const tokens = TOKENS_BY_ACCESS[operation.access];
+        const tokens = FUZZ_TOKENS_BY_ACCESS[operation.access];
         const res = await hub.request(request.method, `/api${request.path}`, {
           token: tokens[sent % tokens.length],
           body: request.body,

@@ -4,11 +4,13 @@
  * processes killed, the NATS server killed, the Postgres server stopped, the link to RabbitMQ cut
  * while AMQP webhooks are due, and the webhooks service restarted. For each, what the API
  * acknowledged is counted against the cases stored and the webhooks delivered: nothing lost,
- * nothing doubled, every refusal a 503 in the error envelope with `Retry-After` (not a hang), and
- * the hub back by itself when the fault ends.
+ * nothing doubled, every refusal in the error envelope (not a hang): a 503 with `Retry-After` for
+ * a booking not carried out, a 504 for one whose outcome is unknown; and the hub back by itself
+ * when the fault ends.
  */
 import { NODE_WATCHDOG_SETTINGS } from '../../shared/src';
-import { httpRequest, waitFor } from '../support/hub';
+import { caseBody } from '../support/cases';
+import { DEMO_TOKENS, httpRequest, waitFor } from '../support/hub';
 import {
   accountFor,
   BOOKING_NODES,
@@ -71,8 +73,9 @@ async function finish(stream: BookingStream, fault: string, knownAt = Infinity) 
   await cluster.waitForBookingsToSettle();
   const account = await accountFor(cluster.knex, attempts, [stream.phase]);
   const refusals = attempts.filter((attempt) => attempt.status !== 200);
+  // 503 with Retry-After: not carried out; 504: sent, and its outcome unknown.
   const wrongAnswers = refusals
-    .filter((attempt) => attempt.status !== 503 || !attempt.enveloped || !attempt.retryAfter)
+    .filter((attempt) => !attempt.enveloped || (attempt.status === 503 ? !attempt.retryAfter : attempt.status !== 504))
     .map((attempt) => `${attempt.refNo}: ${attempt.status}`);
   const slowest = (from: Attempt[]) => Math.max(0, ...from.map((attempt) => attempt.ms));
   const intoKnownOutage = refusals.filter((attempt) => attempt.sentAt >= knownAt);
@@ -88,7 +91,8 @@ async function finish(stream: BookingStream, fault: string, knownAt = Infinity) 
     doubled: account.doubled,
     wrongGuid: account.wrongGuid,
     unsent: account.unsent,
-  }).toEqual({ lost: [], doubled: [], wrongGuid: [], unsent: [] });
+    unavailableButStored: account.unavailableButStored,
+  }).toEqual({ lost: [], doubled: [], wrongGuid: [], unsent: [], unavailableButStored: [] });
   expect(wrongAnswers).toEqual([]);
   // The fault was met, and the stream went on after it.
   expect(refusals.length).toBeGreaterThan(0);
@@ -117,6 +121,42 @@ it('books every acknowledged case once when a booking process is paused past the
   await stream.until(() => stream.acknowledged(resumedAt) >= 10, '10 bookings after the resume');
   await finish(stream, 'booking process paused');
 }, 240_000);
+
+it('answers 504 for a booking pending on paused processes, and its retry with the same Idempotency-Key gets the one case', async () => {
+  phases.push('unknown');
+  const refNo = 'unknown-0-0';
+  const book = () =>
+    httpRequest(cluster.baseUrl, 'POST', '/api/v3/case/create', {
+      token: DEMO_TOKENS.power,
+      headers: { 'Idempotency-Key': `key-${refNo}` },
+      body: caseBody(DEMO_TOKENS.power, { orderData: { refNo } }),
+    });
+  for (const node of BOOKING_NODES) cluster.processes[node].child.kill('SIGSTOP');
+  let unknown;
+  try {
+    unknown = await book();
+  } finally {
+    for (const node of BOOKING_NODES) cluster.processes[node].child.kill('SIGCONT');
+  }
+  expect(unknown.status).toBe(504);
+  expect(unknown.headers.get('retry-after')).toBeNull();
+  expect(unknown.body.error.message).toMatch(/may have been carried out.*same Idempotency-Key/);
+  await cluster.waitForBookingsToSettle();
+  const retriedAt = Date.now();
+  const retried = await book();
+  expect(retried.status).toBe(200);
+  everyAttempt.push({
+    refNo,
+    status: 200,
+    guid: retried.body.guid,
+    sentAt: retriedAt,
+    ms: Date.now() - retriedAt,
+    retryAfter: null,
+    enveloped: false,
+  });
+  const stored = await cluster.knex('booking.cases').whereRaw("order_data->>'refNo' = ?", [refNo]).select('guid');
+  expect(stored).toEqual([{ guid: retried.body.guid }]);
+}, 120_000);
 
 it('books every acknowledged case once when the booking processes are killed mid-stream, and books again once one is back', async () => {
   const stream = streamOf('killed');
@@ -275,7 +315,8 @@ it('delivers the webhook of every case the faults left stored, once per receiver
     doubled: account.doubled,
     wrongGuid: account.wrongGuid,
     unsent: account.unsent,
-  }).toEqual({ lost: [], doubled: [], wrongGuid: [], unsent: [] });
+    unavailableButStored: account.unavailableButStored,
+  }).toEqual({ lost: [], doubled: [], wrongGuid: [], unsent: [], unavailableButStored: [] });
   const guids = (
     (await cluster.knex('booking.cases').select('guid').where('partner_id', 2)) as Array<{ guid: string }>
   ).map((row) => row.guid);

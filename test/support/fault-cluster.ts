@@ -278,8 +278,10 @@ export interface BookingAccount {
   wrongGuid: string[];
   /** Cases of a refNo never sent. */
   unsent: string[];
-  /** Refused bookings stored all the same (allowed: the outcome of a refused call is unknown). */
+  /** Bookings answered 504 (outcome unknown) and stored all the same, as they may be. */
   refusedButStored: number;
+  /** Bookings answered 503 (not carried out) and stored all the same: a 503 that lied. */
+  unavailableButStored: string[];
 }
 
 /** Counts the cases stored per refNo of the attempts' phases against what the API answered. */
@@ -300,6 +302,7 @@ export async function accountFor(knex: Knex, attempts: Attempt[], phases: string
     wrongGuid: [],
     unsent: [...stored.keys()].filter((refNo) => !sent.has(refNo)),
     refusedButStored: 0,
+    unavailableButStored: [],
   };
   for (const attempt of attempts) {
     const cases = stored.get(attempt.refNo) ?? [];
@@ -310,7 +313,8 @@ export async function accountFor(knex: Knex, attempts: Attempt[], phases: string
       else if (!cases.includes(attempt.guid!)) account.wrongGuid.push(attempt.refNo);
     } else {
       account.refused += 1;
-      if (cases.length > 0) account.refusedButStored += 1;
+      if (cases.length > 0 && attempt.status === 503) account.unavailableButStored.push(attempt.refNo);
+      else if (cases.length > 0) account.refusedButStored += 1;
     }
   }
   return account;

@@ -7,6 +7,9 @@
  * so the writes behind them run too. Seeded: a run is repeated from its seed.
  */
 
+import { demoCaseBody } from './cases';
+import { DEMO_TOKENS } from './hub';
+
 export interface JsonSchema {
   type?: string | string[];
   enum?: unknown[];
@@ -219,6 +222,44 @@ export class RequestFuzzer {
     return request;
   }
 
+  /**
+   * A request like `request`'s carrying one value of up to megabytes somewhere: an array of
+   * hundreds of thousands of items, a string of megabytes, an object of many keys, arrays in
+   * arrays; a query value of kilobytes, past the URL's limit too.
+   */
+  oversized(operation: FuzzOperation, example?: unknown): FuzzRequest {
+    const request = this.request(operation, example);
+    if (operation.method === 'GET' || operation.method === 'DELETE') {
+      const name = operation.query.length ? this.pick(operation.query).name : 'q';
+      const value = 'x'.repeat(this.pick([1_000, 8_000, 20_000]));
+      request.path += `${request.path.includes('?') ? '&' : '?'}${name}=${value}`;
+      return request;
+    }
+    const large = this.largeValue();
+    delete request.rawBody;
+    const [parent, key] = request.body && this.chance(0.7) ? this.somewhereIn(request.body) : [undefined, ''];
+    if (parent) parent[key] = large;
+    else
+      request.body =
+        Array.isArray(large) || this.chance(0.5) ? large : { [this.pick(['items', 'files', 'guid'])]: large };
+    return request;
+  }
+
+  private largeValue(): unknown {
+    switch (this.between(0, 3)) {
+      case 0:
+        return Array<unknown>(this.pick([10_000, 100_000, 250_000, 500_000])).fill(this.pick(['x', 1, null, {}]));
+      case 1:
+        return 'x'.repeat(this.pick([100_000, 1_000_000, 3_000_000]));
+      case 2:
+        return Object.fromEntries(
+          Array.from({ length: this.pick([1_000, 50_000]) }, (_, index) => [`k${index}`, index]),
+        );
+      default:
+        return Array.from({ length: 500 }, () => Array<number>(500).fill(1));
+    }
+  }
+
   /** A value the schema allows, most of the time; otherwise one it does not. */
   private value(schema: JsonSchema | undefined, depth: number, name = ''): unknown {
     if (this.chance(0.15)) return this.odd();
@@ -345,3 +386,40 @@ export class RequestFuzzer {
     return values[Math.floor(this.random() * values.length)];
   }
 }
+
+/** Right bodies for the operations whose schema says only "an object", for the fuzzer to bend. */
+export function fuzzExamplesFor(guid: string): Record<string, unknown> {
+  const proposal = {
+    guid,
+    externalId: ['FUZZ-1'],
+    name: 'Repair',
+    priceNet: 1234.5,
+    currency: 'NOK',
+    details: [{ text: 'Display', type: 'sparePart', priceNet: 1000, quantity: 1 }],
+  };
+  const invoice = { guid, externalId: 'FUZZ-INV-1', priceNet: 1250, currency: 'NOK' };
+  const booking = demoCaseBody(DEMO_TOKENS.elkjop);
+  return {
+    '/v1/case/create': booking,
+    '/v2/case/create': booking,
+    '/v3/case/create': booking,
+    '/v1/case/validate': booking,
+    '/v2/case/validate': booking,
+    '/v3/case/validate': booking,
+    '/v1/cost-proposals': [proposal],
+    '/v2/cost-proposals': [proposal],
+    '/v3/cost-proposals': [proposal],
+    '/v3/invoices': [invoice],
+    '/v2/models': [{ manufacturer: 'Apple', productType: 2, model: 'MacBook Fuzz' }],
+    '/v3/models': [{ manufacturer: 'Apple', productType: 2, model: 'MacBook Fuzz' }],
+  };
+}
+
+/** The tokens a request to each access level is sent with, in turn: every role the level lets in. */
+export const FUZZ_TOKENS_BY_ACCESS: Record<string, string[]> = {
+  partner: [DEMO_TOKENS.elkjop, DEMO_TOKENS.power],
+  provider: [DEMO_TOKENS.nrc, DEMO_TOKENS.svea],
+  'partner+provider': [DEMO_TOKENS.elkjop, DEMO_TOKENS.nrc, DEMO_TOKENS.power],
+  any: [DEMO_TOKENS.power, DEMO_TOKENS.svea],
+  admin: [DEMO_TOKENS.admin],
+};
