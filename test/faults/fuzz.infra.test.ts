@@ -110,8 +110,11 @@ it(`takes ${REQUESTS} generated requests, oversized ones among them: no 5xx, no 
   let oversized = 0;
   let next = 0;
   const startedAt = Date.now();
+  /** The slowest answers, to see what a request costs the hub at worst. */
+  const slowest: Array<{ label: string; ms: number }> = [];
   const send = async (request: FuzzRequest, token: string) => {
     const label = `${request.method} ${request.path.slice(0, 120)}`;
+    const sentAt = Date.now();
     try {
       const res = await hub.request(request.method, `/api${request.path}`, {
         token,
@@ -120,6 +123,8 @@ it(`takes ${REQUESTS} generated requests, oversized ones among them: no 5xx, no 
         headers: request.headers,
       });
       statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+      slowest.push({ label: `${label} -> ${res.status}`, ms: Date.now() - sentAt });
+      slowest.sort((a, b) => b.ms - a.ms).splice(5);
       if (res.status >= 500) failures.push(`${label} -> ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
     } catch (err) {
       resets += 1;
@@ -155,6 +160,7 @@ it(`takes ${REQUESTS} generated requests, oversized ones among them: no 5xx, no 
       seconds: Math.round((Date.now() - startedAt) / 1000),
       statuses: Object.fromEntries([...statuses].sort(([a], [b]) => a - b)),
       resets,
+      slowest,
     })}`,
   );
   expect({ failures: failures.slice(0, 30), count: failures.length }).toEqual({ failures: [], count: 0 });
