@@ -45,14 +45,14 @@ function answerTooLargePayload(broker: ServiceBroker) {
 }
 
 /** The same error with its message cut and its data dropped when either is past its bound. */
-function boundedError(err: unknown): unknown {
-  if (!err || typeof err !== 'object') return err;
+function boundedError(err: unknown): Error {
+  if (!err || typeof err !== 'object') return err as Error;
   const error = err as { data?: unknown; message?: unknown };
   if (typeof error.message === 'string' && error.message.length > ERROR_MESSAGE_MAX)
     error.message = `${error.message.slice(0, ERROR_MESSAGE_MAX - 1)}…`;
   if (error.data !== undefined && error.data !== null && serializedLength(error.data) > ERROR_DATA_MAX_BYTES)
     error.data = undefined;
-  return err;
+  return err as Error;
 }
 
 function serializedLength(value: unknown): number {

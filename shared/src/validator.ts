@@ -331,6 +331,7 @@ export class HubValidator extends FastestWithOptions {
    */
   // Moleculer's typings give `middleware` neither its broker argument nor its hooks object.
   override middleware(broker?: unknown): never {
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- called on `this` on the next line
     const baseMiddleware = super.middleware as unknown as (broker: unknown) => { localAction: LocalActionHook };
     const base = baseMiddleware.call(this, broker);
     const validated = base.localAction;
@@ -349,9 +350,9 @@ type ActionHandler = (ctx: unknown) => Promise<unknown>;
 type LocalActionHook = (handler: ActionHandler, action: unknown) => ActionHandler;
 
 function boundedValidationError(err: unknown): Promise<never> {
-  const error = err as { type?: unknown; data?: unknown };
+  const error = err as Error & { type?: unknown; data?: unknown };
   return Promise.reject(
-    error?.type === 'VALIDATION_ERROR' ? new FieldsValidationError(detailsFromValidator(error.data)) : err,
+    error?.type === 'VALIDATION_ERROR' ? new FieldsValidationError(detailsFromValidator(error.data)) : error,
   );
 }
 

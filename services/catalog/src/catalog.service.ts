@@ -53,7 +53,9 @@ import { applyStatusRules, findStatusRules } from './status-rules';
 import { newToken } from './tokens';
 
 const ID_PARAMS = { id: 'number|integer|positive' } as const;
-const PROVIDERS_PARAMS = { ids: { type: 'string', max: 4096, optional: true, pattern: /^\s*(\d+(\s*,\s*\d+)*)?\s*$/ } } as const;
+const PROVIDERS_PARAMS = {
+  ids: { type: 'string', max: 4096, optional: true, pattern: /^\s*(\d+(\s*,\s*\d+)*)?\s*$/ },
+} as const;
 const CREATE_ACCOUNT_PARAMS = {
   name: 'string|min:1|max:255',
   role: { type: 'enum', values: ['partner', 'provider', 'admin'] },
