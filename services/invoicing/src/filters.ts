@@ -63,9 +63,9 @@ export const FILTER_LIMITS = { inValues: 1000, textLength: 1000, customDataKeys:
 
 type Scalar = string | number | boolean;
 
-/** A timestamp bound as ISO text in UTC; a value without a zone is taken as UTC. */
-function instantOf(value: string): string | undefined {
-  return parseInstant(value)?.toISOString();
+/** A timestamp bound as ISO text in UTC (a value without a zone is taken as UTC); undefined for any other value. */
+function instantOf(value: unknown): string | undefined {
+  return typeof value === 'string' ? parseInstant(value)?.toISOString() : undefined;
 }
 
 /** The value as it will be bound, or undefined when it is not of the field's kind. */
@@ -84,7 +84,7 @@ function bindingOf(kind: Kind, value: unknown): Scalar | undefined {
       if (typeof value !== 'string' || !isCalendarDay(value.slice(0, 10))) return undefined;
       return value.length === 10 || parseInstant(value) ? value.slice(0, 10) : undefined;
     case 'timestamp':
-      return typeof value === 'string' ? instantOf(value) : undefined;
+      return instantOf(value);
   }
 }
 
@@ -247,16 +247,22 @@ export interface DayCountedMatches {
 const LOWER_BOUNDS = ['$gt', '$gte'];
 const UPPER_BOUNDS = ['$lt', '$lte'];
 
-/** The bounds of a createdAt filter that is a range, which `translateFilters` accepted. */
+/**
+ * The bounds of a createdAt filter that is a range: only $gt, $gte, $lt and $lte, each with an
+ * instant. Undefined for any other form ($eq, $ne or $in, a null bound), whose matches are counted
+ * one by one.
+ */
 function rangeOf(createdAt: unknown): DayCountedMatches['createdWithin'] {
   if (createdAt === undefined) return {};
   if (!isPlainObject(createdAt)) return undefined;
   const range: { from?: string; to?: string } = {};
   for (const [operator, bound] of Object.entries(createdAt)) {
-    const at = instantOf(bound as string)!;
-    if (LOWER_BOUNDS.includes(operator)) range.from = range.from === undefined || at > range.from ? at : range.from;
-    else if (UPPER_BOUNDS.includes(operator)) range.to = range.to === undefined || at < range.to ? at : range.to;
-    else return undefined;
+    const lower = LOWER_BOUNDS.includes(operator);
+    if (!lower && !UPPER_BOUNDS.includes(operator)) return undefined;
+    const at = instantOf(bound);
+    if (at === undefined) return undefined;
+    if (lower) range.from = range.from === undefined || at > range.from ? at : range.from;
+    else range.to = range.to === undefined || at < range.to ? at : range.to;
   }
   return range;
 }
