@@ -39,6 +39,10 @@ const FIELDS: Record<string, { column: string; kind: Kind }> = {
   createdAt: { column: 'c.created_at', kind: 'timestamp' },
 };
 const JSON_COLUMNS: Record<string, string> = { productData: 'c.product_data', orderData: 'c.order_data' };
+/** Every filter's name at its top level (productData and orderData also dotted to any key). */
+export const SEARCHABLE_FIELDS = [...Object.keys(FIELDS), ...Object.keys(JSON_COLUMNS), 'commonSearch', 'tags'];
+/** The comparisons a field's object may hold; a list is any of its values. */
+export const OPERATORS = ['$lt', '$gt'] as const;
 
 export const FILTER_LIMITS = { anyOf: 100, textLength: 255, tags: 20 };
 
@@ -383,7 +387,7 @@ export function translateCaseFilters(
     if (isPlainObject(value)) {
       if (Object.keys(value).length === 0) return fail(at);
       for (const [operator, operand] of Object.entries(value)) {
-        if (operator !== '$lt' && operator !== '$gt') {
+        if (!(OPERATORS as readonly string[]).includes(operator)) {
           fail(`${at}.${operator}`, FIELD_MESSAGES.notAccepted);
           continue;
         }

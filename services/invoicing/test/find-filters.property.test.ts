@@ -51,6 +51,16 @@ const fieldFilter = fc.oneof(
 );
 const filters = fc.dictionary(fc.constantFrom(...SEARCHABLE_FIELDS), fieldFilter, { minKeys: 1, maxKeys: 3 });
 
+const PATH = '/api/v3/invoices/find';
+const TOKEN = DEMO_TOKENS.nrc;
+const isObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Sends a few requests at a time: the gateway's concurrency, not one round trip after another. */
+async function inBatches<T>(items: T[], send: (item: T) => Promise<void>, size = 8): Promise<void> {
+  for (let start = 0; start < items.length; start += size)
+    await Promise.all(items.slice(start, start + size).map(send));
+}
+
 describe('invoices/find filters of every operator and value type', () => {
   let hub: TestHub;
 
@@ -87,7 +97,7 @@ describe('invoices/find filters of every operator and value type', () => {
   });
 
   /** A 200 page, or a 400 envelope naming only fields that were sent; anything else fails. */
-  async function expectPageOrNamed(path: string, token: string, sent: Record<string, unknown>) {
+  async function expectPageOrNamed(path: string, token: string, sent: unknown) {
     const res = await hub.request('POST', path, { token, body: { filters: sent, pagination: { limit: 10 } } });
     if (res.status === 200) {
       expect(Array.isArray(res.body.data)).toBe(true);
@@ -98,17 +108,17 @@ describe('invoices/find filters of every operator and value type', () => {
     expect(res.body.error.message).toBe('Fields validation failed');
     const named = Object.keys(res.body.error.details);
     expect(named.length).toBeGreaterThan(0);
-    for (const at of named) expect(Object.keys(sent).some((field) => at.startsWith(`filters.${field}`))).toBe(true);
+    const fields = isObject(sent) ? Object.keys(sent).map((field) => `filters.${field}`) : ['filters'];
+    for (const at of named) expect(fields.some((field) => at.startsWith(field))).toBe(true);
   }
 
   it('answers every operator with every value type on every field', async () => {
+    const sent: unknown[] = [...SAMPLES];
     for (const field of SEARCHABLE_FIELDS)
-      for (const value of SAMPLES) {
-        await expectPageOrNamed('/api/v3/invoices/find', DEMO_TOKENS.nrc, { [field]: value });
-        for (const operator of OPERATORS)
-          await expectPageOrNamed('/api/v3/invoices/find', DEMO_TOKENS.nrc, { [field]: { [operator]: value } });
-      }
-  });
+      for (const value of SAMPLES)
+        sent.push({ [field]: value }, ...OPERATORS.map((operator) => ({ [field]: { [operator]: value } })));
+    await inBatches(sent, (filters) => expectPageOrNamed(PATH, TOKEN, filters));
+  }, 600_000);
 
   it('answers a page or a 400 naming the field, never a 5xx, for any filters', async () => {
     await fc.assert(
@@ -120,5 +130,5 @@ describe('invoices/find filters of every operator and value type', () => {
       ),
       { numRuns: 200 },
     );
-  });
+  }, 600_000);
 });
