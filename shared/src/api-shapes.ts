@@ -151,9 +151,15 @@ export const DEPARTMENT: JsonSchema = {
   ...record({ id: ID, name: { type: 'string' }, contactData: nullable(CONTACT_DATA), externalData: EXTERNAL_DATA }),
 };
 
-/** Where a page of search-cases or invoices/find stands. */
+/**
+ * Where a page of search-cases or invoices/find stands. A page holds fewer than `limit` items when
+ * they are large (the answer budget, answer-budget.ts); `next`, or `offset` plus the page's length,
+ * reads on.
+ */
 export const PAGINATION: JsonSchema = {
   title: 'Pagination',
+  description:
+    'A page holds up to `limit` items, fewer when they are large (at most 512 KiB of items): `next`, or the offset plus the number of items answered, reads on.',
   ...record({
     count: { type: 'integer', minimum: 0, description: 'How many match in all' },
     offset: { type: 'integer', minimum: 0, description: 'Where this page starts among them' },

@@ -1,5 +1,6 @@
 export * from './access';
 export * from './action-schema';
+export * from './answer-budget';
 export * from './api-shapes';
 export * from './broker';
 export * from './case-access';

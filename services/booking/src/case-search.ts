@@ -6,6 +6,7 @@ import {
   CURSOR_PARAM,
   decodeCursor,
   encodeCursor,
+  itemsWithinBudget,
   hiddenProviderKeys,
   isPlainObject,
   type ParamsOf,
@@ -144,13 +145,14 @@ export async function searchCases(
         : await countedThenPaged(knex, matches, page, sortedInFull);
   }
   const { count, before, found } = counted;
-  const cases = found.slice(0, limit);
+  // Within the answer budget too: a page of large cases ends early, and its next continues it.
+  const data = itemsWithinBudget(found.slice(0, limit).map((loaded) => caseForPartner(loaded, rules)));
   return {
-    data: cases.map((loaded) => caseForPartner(loaded, rules)),
+    data,
     pagination: {
       offset: after === undefined ? offset : before,
       count,
-      next: found.length > limit ? encodeCursor([cases[cases.length - 1].id]) : null,
+      next: found.length > data.length ? encodeCursor([found[data.length - 1].id]) : null,
     },
   };
 }

@@ -1,12 +1,22 @@
 /** A case's history (docs/cases.md): who changed it, what and when, as the caller's party may see it. */
 import type { Context, ServiceActionsSchema } from 'moleculer';
-import { ACCESS, type CallerMeta, callerOf, type JsonSchema, type ParamsOf } from '@hub/shared';
+import {
+  ACCESS,
+  type CallerMeta,
+  callerOf,
+  CURSOR_PARAM,
+  cursorValues,
+  encodeCursor,
+  itemsWithinBudget,
+  type JsonSchema,
+  type ParamsOf,
+} from '@hub/shared';
 import { caseRowFor, GUID_PARAM, statusRulesFor } from './case-access';
 import { HISTORY_ACTIONS, historyForPartner } from './case-history';
 import { readHistory } from './history.store';
 import type { BookingThis } from './booking.types';
 
-const CASE_HISTORY_PARAMS = { guid: GUID_PARAM } as const;
+const CASE_HISTORY_PARAMS = { guid: GUID_PARAM, after: CURSOR_PARAM } as const;
 export type CaseHistoryParams = ParamsOf<typeof CASE_HISTORY_PARAMS>;
 
 const ANY_VALUE: JsonSchema = { description: 'Any JSON value; null where the field had none' };
@@ -57,13 +67,21 @@ export const historyActions: ServiceActionsSchema = {
     access: ACCESS.PARTNER_PROVIDER,
     summary: 'Who changed the case, what and when',
     description:
-      'Answers `{ data: [{ id, at, action, account, party, changes: [{ field, before, after }] }] }`, oldest first. ' +
-      "A partner does not see the provider's `orderData.providerSpecific` and sees statuses in its own keys, hidden ones left out.",
+      'Answers `{ data: [{ id, at, action, account, party, changes: [{ field, before, after }] }], next }`, oldest first. ' +
+      "A partner does not see the provider's `orderData.providerSpecific` and sees statuses in its own keys, hidden ones left out. " +
+      'An answer holds at most 512 KiB of entries: when the rest do not fit, `next` is the `after` that reads on from the last one; null when none follow.',
     params: CASE_HISTORY_PARAMS,
     response: {
       type: 'object',
-      required: ['data'],
-      properties: { data: { type: 'array', items: HISTORY_ENTRY } },
+      required: ['data', 'next'],
+      properties: {
+        data: { type: 'array', items: HISTORY_ENTRY },
+        next: {
+          type: ['string', 'null'],
+          description:
+            'The `after` of the entries that follow, when they did not fit this answer; null when none follow',
+        },
+      },
       examples: [
         {
           data: [
@@ -84,6 +102,7 @@ export const historyActions: ServiceActionsSchema = {
               changes: [{ field: 'orderData.providerOrderReference', before: null, after: 'WO-7' }],
             },
           ],
+          next: null,
         },
       ],
     },
@@ -91,8 +110,15 @@ export const historyActions: ServiceActionsSchema = {
       const caller = callerOf(ctx);
       const rules = await statusRulesFor(this.statusRules, caller);
       const row = await caseRowFor(this.db.knex, caller, ctx.params.guid);
+      const after =
+        ctx.params.after === undefined ? 0 : (cursorValues(ctx.params.after, ['integer'], 'after')[0] as number);
       const entries = await readHistory(this.db.knex, row);
-      return { data: caller.role === 'partner' ? historyForPartner(entries, rules) : entries };
+      // A partner's view of an entry depends on the entries before it, so the whole history is read.
+      const shown = (caller.role === 'partner' ? historyForPartner(entries, rules) : entries).filter(
+        (entry) => entry.id > after,
+      );
+      const data = itemsWithinBudget(shown);
+      return { data, next: data.length < shown.length ? encodeCursor([data[data.length - 1].id]) : null };
     },
   },
 };

@@ -3,14 +3,25 @@
  * each with a documented status, `success` or `error`.
  */
 import type { Context, ServiceActionsSchema } from 'moleculer';
-import { ACCESS, assertCanSeeCase, callerOf, inTransaction, keepIdempotentAnswer, type ParamsOf } from '@hub/shared';
+import {
+  ACCESS,
+  assertCanSeeCase,
+  callerOf,
+  CURSOR_PARAM,
+  cursorValues,
+  encodeCursor,
+  inTransaction,
+  itemsWithinBudget,
+  keepIdempotentAnswer,
+  type ParamsOf,
+} from '@hub/shared';
 import { findTracked, insertExternalRequest, REQUEST_STATUSES } from './requests.store';
 import type { BookingThis } from './booking.types';
 import { REQUEST_LOGGED, REQUESTS_FOUND } from './responses';
 
 /** A logged request, response or message is kept up to this many characters: a log entry, not a file store. */
 const LOGGED_TEXT_MAX = 65_536;
-const FIND_REQUESTS_PARAMS = { trackingId: 'string|min:1|max:255' } as const;
+const FIND_REQUESTS_PARAMS = { trackingId: 'string|min:1|max:255', after: CURSOR_PARAM } as const;
 const LOG_REQUEST_PARAMS = {
   type: 'string|min:1|max:64',
   status: { type: 'enum', values: REQUEST_STATUSES },
@@ -33,11 +44,16 @@ export const requestActions: ServiceActionsSchema = {
     summary: 'The booking attempts sent with a trackingId',
     response: REQUESTS_FOUND,
     description:
-      'Every case/create or case/validate request the calling partner sent with this `trackingId`, oldest first, kept whole (discarded fields too) with its outcome: status `success` or `error`, the response and, on failure, the validation errors in `meta.validationErrors`.',
+      'Every case/create or case/validate request the calling partner sent with this `trackingId`, oldest first, kept whole (discarded fields too) with its outcome: status `success` or `error`, the response and, on failure, the validation errors in `meta.validationErrors`. An answer holds at most 512 KiB of requests: when the rest do not fit, `next` is the `after` that reads on from the last one; null when none follow.',
     params: FIND_REQUESTS_PARAMS,
     async handler(this: BookingThis, ctx: Context<FindRequestsParams>) {
       const caller = callerOf(ctx);
-      return { data: await findTracked(this.db.knex, caller.partnerId!, ctx.params.trackingId) };
+      const { trackingId } = ctx.params;
+      const after =
+        ctx.params.after === undefined ? 0 : (cursorValues(ctx.params.after, ['integer'], 'after')[0] as number);
+      const found = await findTracked(this.db.knex, caller.partnerId!, trackingId, after);
+      const data = itemsWithinBudget(found);
+      return { data, next: data.length < found.length ? encodeCursor([data[data.length - 1].id]) : null };
     },
   },
 

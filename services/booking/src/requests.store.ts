@@ -110,10 +110,16 @@ export function externalRequestInsert(knex: Knex, caller: Caller, record: NewExt
     .returning('*');
 }
 
-/** A partner's tracked booking attempts under one trackingId, oldest first. */
-export async function findTracked(knex: Knex, partnerId: number, trackingId: string): Promise<ExternalRequestOut[]> {
+/** A partner's tracked booking attempts under one trackingId, oldest first, after the one of id `after`. */
+export async function findTracked(
+  knex: Knex,
+  partnerId: number,
+  trackingId: string,
+  after = 0,
+): Promise<ExternalRequestOut[]> {
   const rows = (await knex(REQUEST_LOG)
     .where({ partner_id: partnerId, tracking_id: trackingId })
+    .where('id', '>', after)
     .orderBy('id')) as ExternalRequestRow[];
   return rows.map(externalRequestOut);
 }

@@ -67,8 +67,14 @@ const EXTERNAL_REQUEST_EXAMPLE = {
 
 export const REQUEST_LOGGED: JsonSchema = { ...EXTERNAL_REQUEST, examples: [EXTERNAL_REQUEST_EXAMPLE] };
 export const REQUESTS_FOUND: JsonSchema = {
-  ...record({ data: arrayOf(EXTERNAL_REQUEST, 'Oldest first') }),
-  examples: [{ data: [EXTERNAL_REQUEST_EXAMPLE] }],
+  ...record({
+    data: arrayOf(EXTERNAL_REQUEST, 'Oldest first'),
+    next: {
+      type: ['string', 'null'],
+      description: 'The `after` of the requests that follow, when they did not fit this answer; null when none follow',
+    },
+  }),
+  examples: [{ data: [EXTERNAL_REQUEST_EXAMPLE], next: null }],
 };
 
 /** A case as read: with `includeRequests`, its request log too. */

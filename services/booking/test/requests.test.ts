@@ -103,7 +103,7 @@ describe('trackingId', () => {
     });
     const found = await hub.request('GET', '/api/v3/requests/find?trackingId=TRK-2', { token: power });
     expect(found.status).toBe(200);
-    expect(found.body).toEqual({ data: [] });
+    expect(found.body).toEqual({ data: [], next: null });
   });
 
   it('logs nothing without a trackingId', async () => {

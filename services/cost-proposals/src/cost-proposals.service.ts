@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { Context, ServiceSchema, ServiceSettingSchema } from 'moleculer';
 import {
   ACCESS,
+  type CallerMeta,
   callerOf,
   canSeeCase,
   casePartiesOf,
@@ -21,6 +22,8 @@ import {
   IdempotencyMixin,
   inTransaction,
   keepIdempotentAnswer,
+  LIST_OFFSET_PARAM,
+  listWithinBudget,
   NotFoundError,
   type OutboxDbService,
   OlderPathsMixin,
@@ -131,7 +134,7 @@ const SAVE_PARAMS = {
 const SAVE_V1_PARAMS = {
   items: { type: 'array', items: proposalV1Schema, min: 1, max: MAX_PROPOSALS_PER_REQUEST },
 } as const;
-const LIST_PARAMS = { guid: 'uuid', active: { type: 'boolean', optional: true } } as const;
+const LIST_PARAMS = { guid: 'uuid', active: { type: 'boolean', optional: true }, offset: LIST_OFFSET_PARAM } as const;
 const FEEDBACK_PARAMS = {
   id: 'number|integer|positive',
   name: 'string|min:1|max:255',
@@ -145,7 +148,7 @@ const APPROVE_V1_PARAMS = { id: 'number|integer|positive', approverName: 'string
 type AnswerOf<T> = (written: T) => unknown;
 
 type CostProposalsThis = OutboxDbService & {
-  listFor(ctx: Context<ListParams>): Promise<ProposalRow[]>;
+  listInForm<T>(ctx: Context<ListParams, CallerMeta>, form: (row: ProposalRow) => T): Promise<T[]>;
   visibleProposal(ctx: Context, id: number): Promise<{ row: ProposalRow; parties: CasePartiesEntry }>;
   save(ctx: Context, items: CostProposalIn[], answerOf: AnswerOf<ProposalRow[]>): Promise<unknown>;
   saveInTransaction(
@@ -186,11 +189,11 @@ const CostProposalsService: ServiceSchema<ServiceSettingSchema, CostProposalsThi
       access: ACCESS.PARTNER_PROVIDER,
       summary: "A case's cost proposals",
       description:
-        'Every proposal ever made on the case, oldest first; with `active=true` only those that may be approved.',
+        'Every proposal ever made on the case, oldest first, from the `offset`-th (0 when left out); with `active=true` only those that may be approved. The list holds at most 512 KiB of proposals: when the rest do not fit, it ends early and a `Link` header names the rest (`<?guid=...&offset=N>; rel="next"`).',
       response: COST_PROPOSALS,
       params: LIST_PARAMS,
-      async handler(this: CostProposalsThis, ctx: Context<ListParams>) {
-        return (await this.listFor(ctx)).map(toRecord);
+      async handler(this: CostProposalsThis, ctx: Context<ListParams, CallerMeta>) {
+        return this.listInForm(ctx, toRecord);
       },
     },
 
@@ -261,8 +264,8 @@ const CostProposalsService: ServiceSchema<ServiceSettingSchema, CostProposalsThi
         'As v3 `GET /cost-proposals`, each in the v1 form: the price as text, the approval as `dateAccepted` and `approverName`.',
       response: COST_PROPOSALS_V1,
       params: LIST_PARAMS,
-      async handler(this: CostProposalsThis, ctx: Context<ListParams>) {
-        return (await this.listFor(ctx)).map(toV1Record);
+      async handler(this: CostProposalsThis, ctx: Context<ListParams, CallerMeta>) {
+        return this.listInForm(ctx, toV1Record);
       },
     },
 
@@ -297,11 +300,13 @@ const CostProposalsService: ServiceSchema<ServiceSettingSchema, CostProposalsThi
   },
 
   methods: {
-    async listFor(this: CostProposalsThis, ctx: Context<ListParams>) {
-      const { guid, active } = ctx.params;
+    /** The case's proposals in the answer's form, from the offset asked for, within the answer budget. */
+    async listInForm<T>(this: CostProposalsThis, ctx: Context<ListParams, CallerMeta>, form: (row: ProposalRow) => T) {
+      const { guid, active, offset = 0 } = ctx.params;
       await visibleCase(ctx, guid);
       const rows = await listProposals(this.db.knex, guid);
-      return active ? rows.filter((row) => mayBeApproved(stateOf(row))) : rows;
+      const listed = active ? rows.filter((row) => mayBeApproved(stateOf(row))) : rows;
+      return listWithinBudget(ctx.meta, listed.slice(offset).map(form), { guid, active }, offset);
     },
 
     /** A proposal on a case the caller may not see is as missing as one that does not exist. */

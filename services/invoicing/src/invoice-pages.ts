@@ -27,6 +27,8 @@ export interface FindPage {
   offset: number;
   /** The cursor of the page's last invoice when more follow, else null. */
   next: string | null;
+  /** The cursor after each invoice of the page, for a page cut shorter. */
+  cursors: string[];
 }
 
 const SORT_KEY = '(i.created_at, i.id)';
@@ -162,11 +164,12 @@ export async function findPage(
   ]);
 
   const rows = found.slice(0, limit);
-  const last = rows[rows.length - 1];
+  const cursors = rows.map((row) => encodeCursor([row.page_created_at, row.id]));
   return {
     rows: rows.map(({ page_created_at: _key, ...row }) => row as InvoiceWithLinkRow),
     count: counted.count,
     offset: after ? counted.before : page.offset,
-    next: found.length > limit ? encodeCursor([last.page_created_at, last.id]) : null,
+    next: found.length > limit ? cursors[cursors.length - 1] : null,
+    cursors,
   };
 }

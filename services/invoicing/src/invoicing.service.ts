@@ -9,6 +9,7 @@ import {
   allOf,
   caseCoresOf,
   callerOf,
+  type CallerMeta,
   CURSOR_PARAM,
   DbMixin,
   DOMAIN_EVENTS,
@@ -17,7 +18,10 @@ import {
   FieldsValidationError,
   IdempotencyMixin,
   inTransaction,
+  itemsWithinBudget,
   keepIdempotentAnswer,
+  LIST_OFFSET_PARAM,
+  listWithinBudget,
   type OutboxDbService,
   OlderPathsMixin,
   OutboxMixin,
@@ -71,7 +75,7 @@ const FIND_INVOICES_PARAMS = {
     },
   } as const),
 } as const;
-const LIST_INVOICES_PARAMS = { guid: 'uuid' } as const;
+const LIST_INVOICES_PARAMS = { guid: 'uuid', offset: LIST_OFFSET_PARAM } as const;
 
 const invoiceRule = {
   type: 'object',
@@ -243,10 +247,10 @@ const InvoicingService: ServiceSchema<ServiceSettingSchema, InvoicingThis> = {
           ctx,
           page.rows.map((row) => row.guid),
         );
-        return {
-          data: page.rows.map((row) => invoiceOut(row, cores.get(row.guid) ?? null)),
-          pagination: { count: page.count, offset: page.offset, next: page.next },
-        };
+        // Within the answer budget too: a page of large invoices ends early, and its next continues it.
+        const data = itemsWithinBudget(page.rows.map((row) => invoiceOut(row, cores.get(row.guid) ?? null)));
+        const next = data.length < page.rows.length ? page.cursors[data.length - 1] : page.next;
+        return { data, pagination: { count: page.count, offset: page.offset, next } };
       },
     },
 
@@ -254,23 +258,26 @@ const InvoicingService: ServiceSchema<ServiceSettingSchema, InvoicingThis> = {
       rest: 'GET /v3/invoices',
       access: ACCESS.PARTNER_PROVIDER,
       summary: "A case's invoices",
-      description: 'Oldest first.',
+      description:
+        'Oldest first, from the `offset`-th (0 when left out). The list holds at most 512 KiB of invoices: when the rest do not fit, it ends early and a `Link` header names the rest (`<?guid=...&offset=N>; rel="next"`).',
       response: INVOICE_LIST,
       params: LIST_INVOICES_PARAMS,
-      async handler(this: InvoicingThis, ctx: Context<ListInvoicesParams>) {
+      async handler(this: InvoicingThis, ctx: Context<ListInvoicesParams, CallerMeta>) {
         const caller = callerOf(ctx);
-        const { guid } = ctx.params;
+        const { guid, offset = 0 } = ctx.params;
         await visibleCase(ctx, guid);
         const scope = callerScope(caller);
         const rows = (await selectInvoices(this.db.knex)
           .where('i.guid', guid)
           .whereRaw(scope.sql, scope.bindings)
-          .orderBy([{ column: 'i.created_at' }, { column: 'i.id' }])) as InvoiceWithLinkRow[];
+          .orderBy([{ column: 'i.created_at' }, { column: 'i.id' }])
+          .offset(offset)) as InvoiceWithLinkRow[];
         const cores = await caseCoresOf(
           ctx,
           rows.map((row) => row.guid),
         );
-        return rows.map((row) => invoiceOut(row, cores.get(row.guid) ?? null));
+        const invoices = rows.map((row) => invoiceOut(row, cores.get(row.guid) ?? null));
+        return listWithinBudget(ctx.meta, invoices, { guid }, offset);
       },
     },
 

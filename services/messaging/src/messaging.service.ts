@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { Context, ServiceSchema, ServiceSettingSchema } from 'moleculer';
 import {
   ACCESS,
+  type CallerMeta,
   callerOf,
   canSeeCase,
   casePartiesOf,
@@ -17,6 +18,8 @@ import {
   IdempotencyMixin,
   inTransaction,
   keepIdempotentAnswer,
+  LIST_OFFSET_PARAM,
+  listWithinBudget,
   type OlderForm,
   OlderPathsMixin,
   type OutboxDbService,
@@ -71,7 +74,7 @@ const CREATE_MESSAGE_PARAMS = {
   userName: optionalText(512),
   isInternal: { type: 'boolean', optional: true },
 } as const;
-const LIST_MESSAGES_PARAMS = { guid: 'uuid' } as const;
+const LIST_MESSAGES_PARAMS = { guid: 'uuid', offset: LIST_OFFSET_PARAM } as const;
 const CONFIRM_MESSAGES_PARAMS = {
   items: { type: 'array', max: CONFIRM_MAX_IDS, items: { type: 'number', integer: true, positive: true } },
 } as const;
@@ -174,16 +177,17 @@ const MessagingService: ServiceSchema<ServiceSettingSchema, MessagingThis> = {
       rest: 'GET /v3/case-messages',
       access: ACCESS.PARTNER_PROVIDER,
       summary: "A case's messages",
-      description: 'Oldest first; a partner does not see internal notes.',
+      description:
+        'Oldest first, from the `offset`-th (0 when left out); a partner does not see internal notes. The list holds at most 512 KiB of messages: when the rest do not fit, it ends early and a `Link` header names the rest (`<?guid=...&offset=N>; rel="next"`).',
       response: MESSAGE_LIST,
       params: LIST_MESSAGES_PARAMS,
-      async handler(this: MessagingThis, ctx: Context<ListMessagesParams>) {
+      async handler(this: MessagingThis, ctx: Context<ListMessagesParams, CallerMeta>) {
         const caller = callerOf(ctx);
-        const { guid } = ctx.params;
+        const { guid, offset = 0 } = ctx.params;
         await visibleCase(ctx, guid);
-        const query = this.db.knex(MESSAGES).where({ guid }).orderBy('id');
+        const query = this.db.knex(MESSAGES).where({ guid }).orderBy('id').offset(offset);
         if (caller.role === 'partner') query.where({ is_internal: false });
-        return ((await query) as MessageRow[]).map(messageOut);
+        return listWithinBudget(ctx.meta, ((await query) as MessageRow[]).map(messageOut), { guid }, offset);
       },
     },
 

@@ -8,6 +8,7 @@ import {
   FIELD_MESSAGES,
   FieldsValidationError,
   inTransaction,
+  itemsWithinBudget,
   NotFoundError,
   type ParamsOf,
   parseInstant,
@@ -271,7 +272,8 @@ export const adminActions: ServiceActionsSchema = {
     rest: 'GET /admin/webhooks/deliveries',
     access: ACCESS.ADMIN,
     summary: 'Webhook deliveries',
-    description: 'Newest first, by subscription, state or event, paged by `limit` and `offset`.',
+    description:
+      'Newest first, by subscription, state or event, paged by `limit` and `offset`. A page holds fewer than `limit` deliveries when their payloads are large (at most 512 KiB of deliveries): the next page starts at `offset` plus the number answered.',
     response: DELIVERIES,
     params: LIST_DELIVERIES_PARAMS,
     async handler(this: WebhooksThis, ctx: Context<ListDeliveriesParams>) {
@@ -284,8 +286,9 @@ export const adminActions: ServiceActionsSchema = {
         query.clone().orderBy('id', 'desc').limit(limit).offset(offset),
         query.clone().count<{ count: number }[]>('id as count').first(),
       ]);
+      // Within the answer budget too: a page of large payloads ends early, and offset plus its length reads on.
       return {
-        data: (rows as DeliveryRow[]).map(deliveryOut),
+        data: itemsWithinBudget((rows as DeliveryRow[]).map(deliveryOut)),
         pagination: { count: Number(total?.count ?? 0), offset },
       };
     },

@@ -15,6 +15,7 @@ import {
   FIELD_MESSAGES,
   FieldsValidationError,
   ForbiddenError,
+  itemsWithinBudget,
   type ParamsOf,
 } from '@hub/shared';
 import type { Party } from './addressing';
@@ -76,7 +77,7 @@ export const feedActions: ServiceActionsSchema = {
     access: ACCESS.PARTNER_PROVIDER,
     summary: "The caller's webhooks, oldest first, after a cursor",
     description:
-      "Every webhook the caller's party receives (the same body, webhook-id and caseSequence), whether or not it has a subscription, kept for at least 30 days. Without `after` the feed starts at its oldest entry kept; `next` is the `after` of the following page, and of the next poll when `hasMore` is false. A cursor that is malformed, of another party, ahead of the feed or past what is still kept is a 400 naming `after`.",
+      "Every webhook the caller's party receives (the same body, webhook-id and caseSequence), whether or not it has a subscription, kept for at least 30 days. Without `after` the feed starts at its oldest entry kept; `next` is the `after` of the following page, and of the next poll when `hasMore` is false. A page holds fewer than `limit` entries when they are large (at most 512 KiB of entries): `hasMore` is then true. A cursor that is malformed, of another party, ahead of the feed or past what is still kept is a 400 naming `after`.",
     params: FEED_PARAMS,
     response: EVENT_FEED,
     async handler(this: WebhooksThis, ctx: Context<ReadFeedParams, CallerMeta>) {
@@ -90,9 +91,10 @@ export const feedActions: ServiceActionsSchema = {
         const first = rows.length ? rows[0].position : head + 1;
         if (after < head && first !== after + 1) throw new FieldsValidationError({ after: [CURSOR_ERRORS.expired] });
       }
-      const page = rows.slice(0, limit);
-      const last = page.length ? page[page.length - 1].position : (after ?? head);
-      return { data: page.map(entryOut), next: cursorOf(party, last), hasMore: rows.length > limit };
+      // Within the answer budget too: a page of large webhooks stops early and says there is more.
+      const entries = itemsWithinBudget(rows.slice(0, limit).map(entryOut));
+      const last = entries.length ? rows[entries.length - 1].position : (after ?? head);
+      return { data: entries, next: cursorOf(party, last), hasMore: rows.length > entries.length };
     },
   },
 };

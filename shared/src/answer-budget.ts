@@ -1,0 +1,81 @@
+/**
+ * The size an answer may reach. In distributed mode every answer travels from its service to the
+ * gateway as one NATS message, whose default limit is 1 MiB (1,048,576 bytes) with Moleculer's
+ * envelope around it (the request's meta, ids, headers); an answer over it cannot be sent and the
+ * request fails. An answer whose size grows with stored data is therefore built to a budget: a
+ * page takes items while their JSON fits, at least one (a single record is bounded by the input
+ * limits that created it: RECORD_MAX_BYTES), and says there is more the way the endpoint already
+ * does (a cursor, `hasMore`, a count and offset, or a `Link` header for a bare array).
+ */
+import { FieldsValidationError } from './errors';
+
+/**
+ * The most one answer's data may hold as JSON: half the transport's default limit, so the
+ * envelope, a page's own fields and a record past the last one counted never carry it over.
+ */
+export const ANSWER_BUDGET_BYTES = 512 * 1024;
+
+/**
+ * The most one stored record may hold as JSON when it is written: small enough that a record and
+ * those it is answered with (an invoice with its case) fit the answer budget together.
+ */
+export const RECORD_MAX_BYTES = 128 * 1024;
+
+/** The length in bytes of `value` as JSON, as the transporter serializes it. */
+export function jsonBytes(value: unknown): number {
+  const text = JSON.stringify(value);
+  return text === undefined ? 0 : Buffer.byteLength(text, 'utf8');
+}
+
+/**
+ * The leading items whose JSON as one array fits `budget` bytes; always at least the first, so a
+ * page always moves its reader on. Fewer items than given means the page was cut by size.
+ */
+export function itemsWithinBudget<T>(items: T[], budget: number = ANSWER_BUDGET_BYTES): T[] {
+  let used = 2;
+  for (const [index, item] of items.entries()) {
+    used += jsonBytes(item) + (index > 0 ? 1 : 0);
+    if (used > budget && index > 0) return items.slice(0, index);
+  }
+  return items;
+}
+
+/** The offset a bare list is read from (`GET ...?offset=`): its first answer starts at 0. */
+export const LIST_OFFSET_PARAM = { type: 'number', integer: true, min: 0, optional: true } as const;
+
+/**
+ * A bare array answer (a case's invoices, messages, proposals), `items` being the list from its
+ * `offset`-th item, within the budget. The documented answer has no field to say more follow, so when the rest do not fit,
+ * a `Link` header names them as HTTP names a list's next page (RFC 8288): the same query with the
+ * offset moved on, relative to the request's own path so that every version's path reads on.
+ */
+export function listWithinBudget<T>(
+  meta: { $responseHeaders?: Record<string, string> },
+  items: T[],
+  query: Record<string, string | number | boolean | undefined>,
+  offset = 0,
+): T[] {
+  const fitted = itemsWithinBudget(items);
+  if (fitted.length < items.length) {
+    const next = new URLSearchParams();
+    for (const [key, value] of Object.entries(query)) if (value !== undefined) next.set(key, String(value));
+    next.set('offset', String(offset + fitted.length));
+    meta.$responseHeaders = { ...meta.$responseHeaders, Link: `<?${next.toString()}>; rel="next"` };
+  }
+  return fitted;
+}
+
+/** The message of a record over RECORD_MAX_BYTES. */
+export const RECORD_TOO_LARGE = `Must be at most ${RECORD_MAX_BYTES} bytes as JSON`;
+
+/**
+ * A 400 naming each record of `records` (by `fieldOf` its index) whose JSON is over
+ * RECORD_MAX_BYTES; nothing when all fit.
+ */
+export function assertRecordsFit(records: unknown[], fieldOf: (index: number) => string): void {
+  const details: Record<string, string[]> = {};
+  records.forEach((record, index) => {
+    if (jsonBytes(record) > RECORD_MAX_BYTES) details[fieldOf(index)] = [RECORD_TOO_LARGE];
+  });
+  if (Object.keys(details).length) throw new FieldsValidationError(details);
+}
