@@ -7,8 +7,6 @@
  * limits that created it: RECORD_MAX_BYTES), and says there is more the way the endpoint already
  * does (a cursor, `hasMore`, a count and offset, or a `Link` header for a bare array).
  */
-import { FieldsValidationError } from './errors';
-
 /**
  * The most one answer's data may hold as JSON: half the transport's default limit, so the
  * envelope, a page's own fields and a record past the last one counted never carry it over.
@@ -67,15 +65,3 @@ export function listWithinBudget<T>(
 
 /** The message of a record over RECORD_MAX_BYTES. */
 export const RECORD_TOO_LARGE = `Must be at most ${RECORD_MAX_BYTES} bytes as JSON`;
-
-/**
- * A 400 naming each record of `records` (by `fieldOf` its index) whose JSON is over
- * RECORD_MAX_BYTES; nothing when all fit.
- */
-export function assertRecordsFit(records: unknown[], fieldOf: (index: number) => string): void {
-  const details: Record<string, string[]> = {};
-  records.forEach((record, index) => {
-    if (jsonBytes(record) > RECORD_MAX_BYTES) details[fieldOf(index)] = [RECORD_TOO_LARGE];
-  });
-  if (Object.keys(details).length) throw new FieldsValidationError(details);
-}

@@ -5,7 +5,7 @@
  * that says more follow the way its endpoint does (a cursor, `hasMore`, offset and count, a `Link`
  * header), and following the pages returns every item exactly once.
  */
-import { ANSWER_BUDGET_BYTES, jsonBytes } from '../../shared/src';
+import { ANSWER_BUDGET_BYTES, jsonBytes, RECORD_MAX_BYTES, RECORD_TOO_LARGE } from '../../shared/src';
 import { DEMO_TOKENS, startTestHub, type TestHub, waitFor } from '../support/hub';
 import { BOOKING_SERVICES, bookCase, caseBody } from '../support/cases';
 
@@ -280,4 +280,60 @@ it('POST /api/v3/requests/find: every tracked request once, over answers within 
     ids,
     [...ids].sort((a, b) => a - b),
   );
+});
+
+describe('a record larger than RECORD_MAX_BYTES', () => {
+  const tooLarge = 'r'.repeat(RECORD_MAX_BYTES + 1);
+
+  async function refused(method: string, path: string, token: string, body: unknown, field: string) {
+    const res = await hub.request(method, path, { token, body });
+    expect({ path, status: res.status }).toEqual({ path, status: 400 });
+    expect(res.body.error.details).toEqual({ [field]: [RECORD_TOO_LARGE] });
+  }
+
+  it('is refused, naming it, wherever it would be written; one at the records above is kept', async () => {
+    const guid = await bookCase(hub, DEMO_TOKENS.elkjop);
+    await refused(
+      'POST',
+      '/api/v3/case/create',
+      DEMO_TOKENS.elkjop,
+      caseBody(DEMO_TOKENS.elkjop, { orderData: { partnerSpecific: { note: tooLarge } } }),
+      'orderData',
+    );
+    await refused(
+      'POST',
+      '/api/v3/case/append',
+      DEMO_TOKENS.nrc,
+      { guid, orderData: { providerSpecific: { note: tooLarge } } },
+      'orderData',
+    );
+    await refused(
+      'POST',
+      '/api/v3/invoices',
+      DEMO_TOKENS.nrc,
+      [{ guid, externalId: 'TOO-LARGE', customData: { note: tooLarge } }],
+      '[0]',
+    );
+    await refused(
+      'POST',
+      '/api/v3/cost-proposals',
+      DEMO_TOKENS.nrc,
+      [
+        {
+          guid,
+          name: 'Repair',
+          details: Array.from({ length: 140 }, (_, line) => ({ line: line + 1, text: 'd'.repeat(1000) })),
+        },
+      ],
+      '[0]',
+    );
+    const res = await ok('GET', `/api/v3/case?guid=${guid}`, DEMO_TOKENS.elkjop);
+    await refused(
+      'POST',
+      '/api/v3/requests/log',
+      DEMO_TOKENS.elkjop,
+      { type: 'erp', status: 'success', meta: { caseId: res.body.id }, response: tooLarge },
+      'response',
+    );
+  });
 });

@@ -6,7 +6,14 @@
  * over the body's own fields. The same rules check a body here and become the JSON Schema of
  * `case/schema` (booking-schema.ts).
  */
-import { FIELD_MESSAGES, type FieldDetails, isPlainObject } from '@hub/shared';
+import {
+  FIELD_MESSAGES,
+  type FieldDetails,
+  isPlainObject,
+  jsonBytes,
+  RECORD_MAX_BYTES,
+  RECORD_TOO_LARGE,
+} from '@hub/shared';
 import type { BookingBody } from './booking-body';
 
 export interface ProductTypeFlags {
@@ -267,10 +274,15 @@ export function checkRules(body: BookingBody, rules: readonly BookingRule[]): Fi
  * Which contacts and destinations a body may carry: consumer only when the booking is not
  * private-to-private; pickup/return destinations only from help desks; a custom destination
  * needs its contact and the consumer destination takes none; orderData.files never; rules 4
- * and 5 on every contact.
+ * and 5 on every contact. orderData and productData, whose free keys (partnerSpecific,
+ * providerSpecific, shipmentData) take any JSON, each at most RECORD_MAX_BYTES as JSON: a case is
+ * answered whole, and embedded in each of its invoices.
  */
 export function structuralRules(body: BookingBody): FieldDetails {
-  return checkRules(body, structuralRuleSet(body));
+  const details = checkRules(body, structuralRuleSet(body));
+  for (const part of ['orderData', 'productData'] as const)
+    if (jsonBytes(body[part]) > RECORD_MAX_BYTES) add(details, part, RECORD_TOO_LARGE);
+  return details;
 }
 
 /** Rule 8: acceptConditions must be true unless a non-empty consents object is sent. */

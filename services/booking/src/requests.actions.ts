@@ -10,10 +10,14 @@ import {
   CURSOR_PARAM,
   cursorValues,
   encodeCursor,
+  FieldsValidationError,
   inTransaction,
   itemsWithinBudget,
+  jsonBytes,
   keepIdempotentAnswer,
   type ParamsOf,
+  RECORD_MAX_BYTES,
+  RECORD_TOO_LARGE,
 } from '@hub/shared';
 import { findTracked, insertExternalRequest, REQUEST_STATUSES } from './requests.store';
 import type { BookingThis } from './booking.types';
@@ -32,6 +36,8 @@ const LOG_REQUEST_PARAMS = {
   response: { type: 'string', max: LOGGED_TEXT_MAX, optional: true },
   message: { type: 'string', max: LOGGED_TEXT_MAX, optional: true },
 } as const;
+/** The parts of a logged request that may be large. */
+const LOGGED_PARTS = ['request', 'response', 'message', 'meta'] as const;
 export type FindRequestsParams = ParamsOf<typeof FIND_REQUESTS_PARAMS>;
 export type LogRequestParams = ParamsOf<typeof LOG_REQUEST_PARAMS>;
 
@@ -67,6 +73,13 @@ export const requestActions: ServiceActionsSchema = {
     params: LOG_REQUEST_PARAMS,
     async handler(this: BookingThis, ctx: Context<LogRequestParams>) {
       const caller = callerOf(ctx);
+      // A record is answered whole in the case's request log: one too large names its largest part.
+      if (jsonBytes(ctx.params) > RECORD_MAX_BYTES) {
+        const largest = LOGGED_PARTS.reduce((most, part) =>
+          jsonBytes(ctx.params[part]) > jsonBytes(ctx.params[most]) ? part : most,
+        );
+        throw new FieldsValidationError({ [largest]: [RECORD_TOO_LARGE] });
+      }
       const found = await this.db
         .knex('booking.cases')
         .where({ id: ctx.params.meta.caseId })

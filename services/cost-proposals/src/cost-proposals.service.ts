@@ -21,6 +21,7 @@ import {
   FieldsValidationError,
   IdempotencyMixin,
   inTransaction,
+  jsonBytes,
   keepIdempotentAnswer,
   LIST_OFFSET_PARAM,
   listWithinBudget,
@@ -30,6 +31,8 @@ import {
   OutboxMixin,
   type ParamsOf,
   PG_ERRORS,
+  RECORD_MAX_BYTES,
+  RECORD_TOO_LARGE,
   visibleCase,
   visibleCases,
   outboxAndKeysPolicy,
@@ -322,6 +325,8 @@ const CostProposalsService: ServiceSchema<ServiceSettingSchema, CostProposalsThi
       items.forEach((item, index) => {
         for (const [field, messages] of Object.entries(checkProposalFields(item)))
           details[`[${index}].${field}`] = messages;
+        // A proposal is answered whole in every list of its case's proposals.
+        if (jsonBytes(item) > RECORD_MAX_BYTES) details[`[${index}]`] = [RECORD_TOO_LARGE];
       });
       if (Object.keys(details).length) throw new FieldsValidationError(details);
 

@@ -19,12 +19,15 @@ import {
   IdempotencyMixin,
   inTransaction,
   itemsWithinBudget,
+  jsonBytes,
   keepIdempotentAnswer,
   LIST_OFFSET_PARAM,
   listWithinBudget,
   type OutboxDbService,
   OlderPathsMixin,
   OutboxMixin,
+  RECORD_MAX_BYTES,
+  RECORD_TOO_LARGE,
   visibleCase,
   visibleCases,
   type World,
@@ -148,6 +151,8 @@ const InvoicingService: ServiceSchema<ServiceSettingSchema, InvoicingThis> = {
         const invoices = ctx.params.items;
         const details: FieldDetails = {};
         invoices.forEach((invoice, index) => {
+          // An invoice is answered whole, with its case, in every list of invoices.
+          if (jsonBytes(invoice) > RECORD_MAX_BYTES) details[`[${index}]`] = [RECORD_TOO_LARGE];
           if (typeof invoice.dueDate === 'string' && !isDueDate(invoice.dueDate))
             details[`[${index}].dueDate`] = [FIELD_MESSAGES.wrongFormat];
           // These always have a value: left out they keep theirs (or their default), null is no value.
