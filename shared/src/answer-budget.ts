@@ -5,11 +5,14 @@
  * request fails. An answer whose size grows with stored data is therefore built to a budget: a
  * page takes items while their JSON fits, at least one (a single record is bounded by the input
  * limits that created it: RECORD_MAX_BYTES), and says there is more the way the endpoint already
- * does (a cursor, `hasMore`, a count and offset, or a `Link` header for a bare array).
+ * does (a cursor, `hasMore`, a count and offset, or a `Link` header for a bare array). A write
+ * that answers every record it saved takes no more records than its answer holds.
  */
+import { FieldsValidationError } from './errors';
+
 /**
- * The most one answer's data may hold as JSON: half the transport's default limit, so the
- * envelope, a page's own fields and a record past the last one counted never carry it over.
+ * The most one answer's items may hold as JSON: half the transport's default limit, so that
+ * Moleculer's envelope and a page's own fields beside the items never carry it over.
  */
 export const ANSWER_BUDGET_BYTES = 512 * 1024;
 
@@ -25,17 +28,40 @@ export function jsonBytes(value: unknown): number {
   return text === undefined ? 0 : Buffer.byteLength(text, 'utf8');
 }
 
+/** The index of the first item with which the items' JSON as one array passes `budget`, or -1 when all fit. */
+export function firstPastBudget(items: unknown[], budget: number = ANSWER_BUDGET_BYTES): number {
+  let used = 2;
+  for (const [index, item] of items.entries()) {
+    used += jsonBytes(item) + (index > 0 ? 1 : 0);
+    if (used > budget) return index;
+  }
+  return -1;
+}
+
 /**
  * The leading items whose JSON as one array fits `budget` bytes; always at least the first, so a
  * page always moves its reader on. Fewer items than given means the page was cut by size.
  */
 export function itemsWithinBudget<T>(items: T[], budget: number = ANSWER_BUDGET_BYTES): T[] {
-  let used = 2;
-  for (const [index, item] of items.entries()) {
-    used += jsonBytes(item) + (index > 0 ? 1 : 0);
-    if (used > budget && index > 0) return items.slice(0, index);
-  }
-  return items;
+  const past = firstPastBudget(items, budget);
+  return past === -1 ? items : items.slice(0, Math.max(past, 1));
+}
+
+/**
+ * The message naming the first item of a write whose answer would pass the budget: a write
+ * answers every record it saved, so it takes no more than one answer holds.
+ */
+export const ANSWER_FULL =
+  'The records before this one fill the answer: send this one and those after it in another call';
+
+/**
+ * For a write that answers every record it saved (`answered`, in the order sent): a 400 naming
+ * `fieldOf` the first that would carry the answer past the budget, thrown inside the write's
+ * transaction so that nothing is saved; nothing when they all fit.
+ */
+export function assertAnswerFits(answered: unknown[], fieldOf: (index: number) => string): void {
+  const past = firstPastBudget(answered);
+  if (past !== -1) throw new FieldsValidationError({ [fieldOf(past)]: [ANSWER_FULL] });
 }
 
 /** The offset a bare list is read from (`GET ...?offset=`): its first answer starts at 0. */

@@ -5,7 +5,7 @@
  * that says more follow the way its endpoint does (a cursor, `hasMore`, offset and count, a `Link`
  * header), and following the pages returns every item exactly once.
  */
-import { ANSWER_BUDGET_BYTES, jsonBytes, RECORD_MAX_BYTES, RECORD_TOO_LARGE } from '../../shared/src';
+import { ANSWER_BUDGET_BYTES, ANSWER_FULL, jsonBytes, RECORD_MAX_BYTES, RECORD_TOO_LARGE } from '../../shared/src';
 import { DEMO_TOKENS, startTestHub, type TestHub, waitFor } from '../support/hub';
 import { BOOKING_SERVICES, bookCase, caseBody } from '../support/cases';
 
@@ -335,5 +335,40 @@ describe('a record larger than RECORD_MAX_BYTES', () => {
       { type: 'erp', status: 'success', meta: { caseId: res.body.id }, response: tooLarge },
       'response',
     );
+  });
+});
+
+describe('a write that answers every record it saved', () => {
+  it('takes no more records than its answer holds, naming the first that would not fit, and saves none', async () => {
+    const guid = await bookCase(hub, DEMO_TOKENS.elkjop);
+    const invoices = Array.from({ length: 8 }, (_, index) => ({
+      guid,
+      externalId: `FULL-${index}`,
+      customData: { note: blob(index) },
+    }));
+    const full = await hub.request('POST', '/api/v3/invoices', { token: DEMO_TOKENS.nrc, body: invoices });
+    expect(full.status).toBe(400);
+    const [field] = Object.keys(full.body.error.details);
+    expect(full.body.error.details).toEqual({ [field]: [ANSWER_FULL] });
+    const index = Number(/^\[(\d+)\]$/.exec(field)![1]);
+    expect(index).toBeGreaterThan(0);
+    expect((await ok('GET', `/api/v3/invoices?guid=${guid}`, DEMO_TOKENS.nrc)).body).toEqual([]);
+    const first = await ok('POST', '/api/v3/invoices', DEMO_TOKENS.nrc, invoices.slice(0, index));
+    expectWithinBudget(first.body, first.body);
+    const rest = await ok('POST', '/api/v3/invoices', DEMO_TOKENS.nrc, invoices.slice(index));
+    expectWithinBudget(rest.body, rest.body);
+
+    const proposals = Array.from({ length: 8 }, (_, proposal) => ({
+      guid,
+      name: `Full ${proposal}`,
+      details: Array.from({ length: 100 }, (__, line) => ({ line: line + 1, text: `${proposal}`.padEnd(1000, 'f') })),
+    }));
+    const fullProposals = await hub.request('POST', '/api/v3/cost-proposals', {
+      token: DEMO_TOKENS.nrc,
+      body: proposals,
+    });
+    expect(fullProposals.status).toBe(400);
+    expect(Object.values(fullProposals.body.error.details)).toEqual([[ANSWER_FULL]]);
+    expect((await ok('GET', `/api/v3/cost-proposals?guid=${guid}`, DEMO_TOKENS.nrc)).body).toEqual([]);
   });
 });

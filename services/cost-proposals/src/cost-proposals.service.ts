@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { Context, ServiceSchema, ServiceSettingSchema } from 'moleculer';
 import {
   ACCESS,
+  assertAnswerFits,
   type CallerMeta,
   callerOf,
   canSeeCase,
@@ -403,6 +404,10 @@ const CostProposalsService: ServiceSchema<ServiceSettingSchema, CostProposalsThi
         if (Object.keys(errors).length) throw new FieldsValidationError(errors);
 
         const saved = await proposalsByIds(trx, savedIds);
+        assertAnswerFits(
+          savedIds.map((id) => toRecord(saved.get(id)!)),
+          (index) => `[${index}]`,
+        );
         const answer = answerOf(savedIds.map((id) => saved.get(id)!));
         await keepIdempotentAnswer(trx, ctx, answer);
         return answer;

@@ -7,6 +7,7 @@ import type { Context, ServiceSchema, ServiceSettingSchema } from 'moleculer';
 import {
   ACCESS,
   allOf,
+  assertAnswerFits,
   caseCoresOf,
   callerOf,
   type CallerMeta,
@@ -219,6 +220,7 @@ const InvoicingService: ServiceSchema<ServiceSettingSchema, InvoicingThis> = {
             events += 1;
           }
           const answer = ids.map((id) => byId.get(id)!);
+          assertAnswerFits(answer, (index) => `[${index}]`);
           await keepIdempotentAnswer(trx, ctx, answer);
           return { answer, events };
         });
