@@ -72,18 +72,21 @@ export const LIST_OFFSET_PARAM = { type: 'number', integer: true, min: 0, option
  * `offset`-th item, within the budget. The documented answer has no field to say more follow, so when the rest do not fit,
  * a `Link` header names them as HTTP names a list's next page (RFC 8288): the same query with the
  * offset moved on, relative to the request's own path so that every version's path reads on.
+ * `offsetParam` names the offset where the list is part of a larger answer, whose other part
+ * takes `budget` down.
  */
 export function listWithinBudget<T>(
   meta: { $responseHeaders?: Record<string, string> },
   items: T[],
   query: Record<string, string | number | boolean | undefined>,
   offset = 0,
+  { offsetParam = 'offset', budget = ANSWER_BUDGET_BYTES } = {},
 ): T[] {
-  const fitted = itemsWithinBudget(items);
+  const fitted = itemsWithinBudget(items, budget);
   if (fitted.length < items.length) {
     const next = new URLSearchParams();
     for (const [key, value] of Object.entries(query)) if (value !== undefined) next.set(key, String(value));
-    next.set('offset', String(offset + fitted.length));
+    next.set(offsetParam, String(offset + fitted.length));
     meta.$responseHeaders = { ...meta.$responseHeaders, Link: `<?${next.toString()}>; rel="next"` };
   }
   return fitted;

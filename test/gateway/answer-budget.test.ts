@@ -372,3 +372,33 @@ describe('a write that answers every record it saved', () => {
     expect((await ok('GET', `/api/v3/cost-proposals?guid=${guid}`, DEMO_TOKENS.nrc)).body).toEqual([]);
   });
 });
+
+it('GET /api/v3/case?includeRequests=1: the case with every logged request once, over answers within the budget', async () => {
+  const guid = await bookCase(hub, DEMO_TOKENS.elkjop, { orderData: { partnerSpecific: { note: blob('case') } } });
+  const { id } = (await ok('GET', `/api/v3/case?guid=${guid}`, DEMO_TOKENS.elkjop)).body;
+  const logged: number[] = [];
+  for (let index = 0; index < 6; index += 1) {
+    const res = await ok('POST', '/api/v3/requests/log', DEMO_TOKENS.nrc, {
+      type: 'erp',
+      status: 'success',
+      meta: { caseId: id },
+      request: blob(index),
+    });
+    logged.push(res.body.id ?? res.body.data?.id);
+  }
+  const seen: number[] = [];
+  let next: string | null = `/api/v3/case?guid=${guid}&includeRequests=1`;
+  let answers = 0;
+  while (next) {
+    const res = await ok('GET', next, DEMO_TOKENS.elkjop);
+    expect(res.body.guid).toBe(guid);
+    expect(res.body.externalRequests.length).toBeGreaterThan(0);
+    expect(jsonBytes(res.body)).toBeLessThanOrEqual(ANSWER_BUDGET_BYTES);
+    seen.push(...res.body.externalRequests.map((request: { id: number }) => request.id));
+    answers += 1;
+    const target = /^<([^>]+)>; rel="next"$/.exec(res.headers.get('link') ?? '')?.[1];
+    next = target ? `/api/v3/case${target}` : null;
+  }
+  expect(answers).toBeGreaterThan(1);
+  expectEachOnce(seen, logged);
+});

@@ -1,13 +1,27 @@
 /** Reading cases: one case with its request log, and the search over the caller's cases. */
 import type { Context, ServiceActionsSchema } from 'moleculer';
-import { ACCESS, type CallerMeta, callerOf, caseForPartner, type ParamsOf } from '@hub/shared';
+import {
+  ACCESS,
+  ANSWER_BUDGET_BYTES,
+  type CallerMeta,
+  callerOf,
+  caseForPartner,
+  jsonBytes,
+  LIST_OFFSET_PARAM,
+  listWithinBudget,
+  type ParamsOf,
+} from '@hub/shared';
 import { GUID_PARAM, statusRulesFor, visibleCase } from './case-access';
 import { SEARCH_PARAMS, searchCases, type SearchParams } from './case-search';
 import { externalRequestOut, type ExternalRequestRow } from './requests.store';
 import type { BookingThis } from './booking.types';
 import { CASE_PAGE, CASE_READ } from './responses';
 
-const READ_CASE_PARAMS = { guid: GUID_PARAM, includeRequests: { type: 'boolean', optional: true } } as const;
+const READ_CASE_PARAMS = {
+  guid: GUID_PARAM,
+  includeRequests: { type: 'boolean', optional: true },
+  requestsOffset: LIST_OFFSET_PARAM,
+} as const;
 export type ReadCaseParams = ParamsOf<typeof READ_CASE_PARAMS>;
 
 export const caseReadActions: ServiceActionsSchema = {
@@ -16,7 +30,7 @@ export const caseReadActions: ServiceActionsSchema = {
     access: ACCESS.PARTNER_PROVIDER,
     summary: 'A case',
     description:
-      "As the caller's party sees it: a partner reads statuses in its own keys (hidden ones left out) and no `orderData.providerSpecific`. With `includeRequests=1`, the case's request log too.",
+      "As the caller's party sees it: a partner reads statuses in its own keys (hidden ones left out) and no `orderData.providerSpecific`. With `includeRequests=1`, the case's request log too, from its `requestsOffset`-th record (0 when left out): as many as fit 512 KiB with the case, and when the rest do not, a `Link` header names them (`<?guid=...&includeRequests=true&requestsOffset=N>; rel=\"next\"`).",
     response: CASE_READ,
     params: READ_CASE_PARAMS,
     async handler(this: BookingThis, ctx: Context<ReadCaseParams, CallerMeta>) {
@@ -25,11 +39,20 @@ export const caseReadActions: ServiceActionsSchema = {
       const found = await visibleCase(this.db.knex, caller, ctx.params.guid);
       const shown: Record<string, unknown> = caseForPartner(found, rules) as unknown as Record<string, unknown>;
       if (ctx.params.includeRequests) {
+        const { guid, requestsOffset = 0 } = ctx.params;
         const requests = (await this.db
           .knex('booking.external_requests')
           .where({ case_id: found.id })
-          .orderBy('id')) as ExternalRequestRow[];
-        shown.externalRequests = requests.map(externalRequestOut);
+          .orderBy('id')
+          .offset(requestsOffset)) as ExternalRequestRow[];
+        // The log grows with every request logged on the case: it takes what the case leaves of the budget.
+        shown.externalRequests = listWithinBudget(
+          ctx.meta,
+          requests.map(externalRequestOut),
+          { guid, includeRequests: true },
+          requestsOffset,
+          { offsetParam: 'requestsOffset', budget: ANSWER_BUDGET_BYTES - jsonBytes(shown) },
+        );
       }
       return shown;
     },
