@@ -30,7 +30,7 @@ export const caseReadActions: ServiceActionsSchema = {
     access: ACCESS.PARTNER_PROVIDER,
     summary: 'A case',
     description:
-      "As the caller's party sees it: a partner reads statuses in its own keys (hidden ones left out) and no `orderData.providerSpecific`. With `includeRequests=1`, the case's request log too, from its `requestsOffset`-th record (0 when left out): as many as fit 512 KiB with the case, and when the rest do not, a `Link` header names them (`<?guid=...&includeRequests=true&requestsOffset=N>; rel=\"next\"`).",
+      'As the caller\'s party sees it: a partner reads statuses in its own keys (hidden ones left out) and no `orderData.providerSpecific`. With `includeRequests=1`, the case\'s request log too, from its `requestsOffset`-th record (0 when left out): as many as fit 512 KiB with the case, and when the rest do not, a `Link` header names them (`<?guid=...&includeRequests=true&requestsOffset=N>; rel="next"`).',
     response: CASE_READ,
     params: READ_CASE_PARAMS,
     async handler(this: BookingThis, ctx: Context<ReadCaseParams, CallerMeta>) {

@@ -65,7 +65,8 @@ const fieldFilter = fc.oneof(
 const filters = fc.dictionary(fc.constantFrom(...FIELDS), fieldFilter, { minKeys: 1, maxKeys: 3 });
 
 const PATH = '/api/v3/search-cases';
-const isObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Sends a few requests at a time: the gateway's concurrency, not one round trip after another. */
 async function inBatches<T>(items: T[], send: (item: T) => Promise<void>, size = 8): Promise<void> {

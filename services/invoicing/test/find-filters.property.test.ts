@@ -53,7 +53,8 @@ const filters = fc.dictionary(fc.constantFrom(...SEARCHABLE_FIELDS), fieldFilter
 
 const PATH = '/api/v3/invoices/find';
 const TOKEN = DEMO_TOKENS.nrc;
-const isObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Sends a few requests at a time: the gateway's concurrency, not one round trip after another. */
 async function inBatches<T>(items: T[], send: (item: T) => Promise<void>, size = 8): Promise<void> {
