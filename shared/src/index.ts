@@ -7,6 +7,7 @@ export * from './case-access';
 export * from './choice-rules';
 export * from './clock';
 export * from './config';
+export * from './config-docs';
 export * from './contact';
 export * from './batched-backfill';
 export * from './concurrent-indexes';
