@@ -5,9 +5,8 @@
  * NATS itself sets) and a call inside one broker (no network). A flush delay in the client
  * would show as calls held to milliseconds instead of tens of microseconds.
  *
- *   npm run build && node bench/nats-latency.js [calls]
- *
- * `--quick`: 200 calls each. Ends with one JSON line (bench/lib/benchmark.js).
+ * Run after `npm run build`: node bench/nats-latency.js [calls, default 5000]; `--quick`: 200
+ * calls each. Ends with one JSON line (bench/lib/benchmark.js).
  */
 const { ServiceBroker } = require('moleculer');
 const { connect, StringCodec } = require('nats');

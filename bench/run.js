@@ -4,6 +4,9 @@
  * `npm run bench -- --quick` (a second or two of measuring each; part of CI, so a benchmark that
  * stops working fails the build), `npm run bench -- booking lookups-routing` (only those).
  * `--out <file>` also writes each benchmark's closing JSON line, or its failure, to a file.
+ * `--pages` writes the results page of each benchmark that ran, `bench/results/<name>.md`
+ * (bench/lib/pages.js), replacing the last one; without it nothing in the tree changes, so CI's
+ * quick run never overwrites the recorded figures.
  *
  * Every `bench/<name>.js` is a benchmark: a new one is run without being listed here. Each follows
  * the convention in bench/lib/benchmark.js: it measures the hub beside a baseline in the same run
@@ -13,13 +16,15 @@
  */
 const fs = require('node:fs');
 const path = require('node:path');
-const { spawn } = require('node:child_process');
+const { execFileSync, spawn } = require('node:child_process');
+const { writePages } = require('./lib/pages');
 
 /** A quick run that takes longer than this has hung; full runs are not limited. */
 const QUICK_LIMIT_MS = 5 * 60_000;
 
 const argv = process.argv.slice(2);
 const quick = argv.includes('--quick');
+const pages = argv.includes('--pages');
 const outIndex = argv.indexOf('--out');
 const outFile = outIndex >= 0 ? argv[outIndex + 1] : undefined;
 const wanted = argv.filter((arg, i) => !arg.startsWith('--') && (outIndex < 0 || i !== outIndex + 1));
@@ -35,6 +40,7 @@ if (unknown.length) {
   process.exit(2);
 }
 const names = wanted.length ? wanted : available;
+const at = commit();
 
 /** Runs one benchmark, passing its output through, and resolves to its closing line or its failure. */
 function runOne(name) {
@@ -64,9 +70,28 @@ function runOne(name) {
       }
       if (report.bench !== name || typeof report.ratios !== 'object' || report.ratios === null)
         return failed('its last line is not a benchmark report ({ bench, ratios, ... })');
-      resolve({ ...report, ok: true, seconds });
+      resolve({ ...report, ok: true, seconds, ...(at ? { commit: at } : {}) });
     });
   });
+}
+
+/** The commit the benchmarks ran at, for the pages; none outside a git checkout. */
+function commit() {
+  try {
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
+      cwd: __dirname,
+      encoding: 'utf8',
+      stdio: 'pipe',
+    }).trim();
+    const changed = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], {
+      cwd: __dirname,
+      encoding: 'utf8',
+      stdio: 'pipe',
+    }).trim();
+    return changed ? `${head} with changes` : head;
+  } catch {
+    return undefined;
+  }
 }
 
 (async () => {
@@ -76,6 +101,7 @@ function runOne(name) {
     results.push(await runOne(name));
   }
   if (outFile) fs.writeFileSync(outFile, results.map((result) => JSON.stringify(result)).join('\n') + '\n');
+  if (pages) for (const file of writePages(results)) console.log(`wrote ${path.relative(process.cwd(), file)}`);
   console.log('\n| benchmark | seconds | result | ratios to baseline |\n|---|---:|---|---|');
   for (const { bench, seconds, ok, error, ratios } of results) {
     const shown = ok ? Object.entries(ratios).map(([key, value]) => `${key} ${value}`) : [];

@@ -9,7 +9,8 @@
  * - `--quick` shrinks it to a second or two of measuring (small data, short runs): enough to
  *   prove it still starts and answers, which CI checks; its figures mean little.
  * - It ends with one JSON line on stdout, printed by `runBenchmark`:
- *   `{ "bench", "quick", "machine", "ratios", "figures" }`. `ratios` maps a name to the hub's
+ *   `{ "bench", "quick", "machine", "ratios", "figures" }`, where `machine` says when and on
+ *   what it ran (date, Node, CPUs, memory, the load average at its start and end). `ratios` maps a name to the hub's
  *   figure as a share of its baseline's, oriented so that 1 is "as fast as the baseline" and
  *   lower is slower (requests per second: hub / baseline; a latency: baseline / hub).
  *   `figures` holds everything measured. Anything printed before that line is for people.
@@ -40,8 +41,10 @@ function runBenchmark(name, main) {
       const valid = Object.keys(ratios).length > 0 && Object.values(ratios).every((v) => Number.isFinite(v) && v > 0);
       if (!valid) throw new Error(`${name} gave no usable ratio: ${JSON.stringify(ratios)}`);
       const machine = {
+        date: new Date().toISOString(),
         node: process.version,
         cpus: `${os.cpus().length} x ${os.cpus()[0]?.model ?? 'unknown'}`,
+        memoryGiB: Math.round(os.totalmem() / 2 ** 30),
         loadAverageAtStart: loadAtStart,
         loadAverageAtEnd: loadAverage(),
       };

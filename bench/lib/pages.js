@@ -1,0 +1,174 @@
+/**
+ * A benchmark's results page, `bench/results/<name>.md`, written from its closing JSON line (see
+ * benchmark.js): what it measures (the benchmark file's opening comment), its latest ratios and
+ * figures with the machine, its load and the date, and how to run it again. A page is replaced
+ * whole by the next run, never appended to: the figures of earlier runs are in git's history.
+ * `bench/README.md` lists the pages between its markers.
+ *
+ * `npm run bench -- --pages` writes the pages of the benchmarks it ran; `node bench/lib/pages.js
+ * <file>...` writes them from the lines a run saved with `--out`.
+ */
+const fs = require('node:fs');
+const path = require('node:path');
+
+const BENCH_DIR = path.join(__dirname, '..');
+const RESULTS_DIR = path.join(BENCH_DIR, 'results');
+const INDEX = path.join(BENCH_DIR, 'README.md');
+const INDEX_START = '<!-- pages: written by bench/lib/pages.js -->';
+const INDEX_END = '<!-- end of pages -->';
+
+/** The opening comment of `bench/<name>.js` as paragraphs of text, its "Run ..." part apart. */
+function describe(name) {
+  const source = fs.readFileSync(path.join(BENCH_DIR, `${name}.js`), 'utf8');
+  const comment = /\/\*\*([\s\S]*?)\*\//.exec(source)?.[1] ?? '';
+  const text = comment
+    .split('\n')
+    .map((line) => line.replace(/^\s*\* ?/, ''))
+    .join('\n')
+    .trim();
+  const run = text.search(/^(Run|`--quick`|The servers|The Postgres server)/m);
+  return run < 0
+    ? { measures: text, running: '' }
+    : { measures: text.slice(0, run).trim(), running: text.slice(run).trim() };
+}
+
+const cell = (value) => String(value).replace(/\|/g, '\\|').replace(/\n/g, ' ');
+const isPlain = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
+const isScalar = (value) => value === null || typeof value !== 'object';
+
+/**
+ * `figures` as markdown: an object whose entries are all objects of scalars, or an array of
+ * such objects, becomes a table (one row an entry, one column a key); anything else a list of
+ * its paths and values.
+ */
+function figuresMarkdown(figures) {
+  const lines = [];
+  const scalars = [];
+  const table = (title, rows) => {
+    const columns = [...new Set(rows.flatMap(([, row]) => Object.keys(row)))];
+    lines.push(
+      '',
+      `${title}:`,
+      '',
+      `| | ${columns.map(cell).join(' | ')} |`,
+      `|---|${columns.map(() => '---:').join('|')}|`,
+    );
+    for (const [key, row] of rows)
+      lines.push(`| ${cell(key)} | ${columns.map((column) => cell(row[column] ?? '')).join(' | ')} |`);
+  };
+  const walk = (value, at) => {
+    const entries = Array.isArray(value) ? value.map((item, i) => [String(i + 1), item]) : Object.entries(value);
+    const rows =
+      entries.length > 0 && entries.every(([, item]) => isPlain(item) && Object.values(item).every(isScalar));
+    if (at && rows) return table(`\`${at}\``, entries);
+    if (Array.isArray(value) && value.every(isScalar)) return scalars.push([at, value.join(', ')]);
+    for (const [key, item] of entries) {
+      const where = at ? `${at}.${key}` : key;
+      if (isScalar(item)) scalars.push([where, item]);
+      else walk(item, where);
+    }
+  };
+  walk(figures, '');
+  const list = scalars.length
+    ? ['| figure | value |', '|---|---:|', ...scalars.map(([key, value]) => `| \`${cell(key)}\` | ${cell(value)} |`)]
+    : [];
+  return [...list, ...lines].join('\n');
+}
+
+function loadText(machine) {
+  const [start, end] = [machine.loadAverageAtStart, machine.loadAverageAtEnd];
+  const cpus = Number.parseInt(machine.cpus, 10);
+  const loaded = Math.max(start?.[0] ?? 0, end?.[0] ?? 0) > cpus;
+  const said = `Load average (1, 5, 15 minutes): ${start?.join(', ')} at the start, ${end?.join(', ')} at the end.`;
+  return loaded
+    ? `${said} The machine was shared and busier than its ${cpus} CPUs: absolute figures are low and noisy; the ratios, measured beside their baseline in the same run, are what to compare.`
+    : said;
+}
+
+/** The page of one benchmark's report (its closing JSON line, as run.js records it). */
+function pageOf(report) {
+  const { bench: name, quick, machine, ratios, figures } = report;
+  const { measures, running } = describe(name);
+  const date = machine.date ? machine.date.slice(0, 16).replace('T', ' ') + ' UTC' : 'an unrecorded date';
+  return [
+    `# Benchmark: ${name}`,
+    '',
+    `<!-- Written by bench/lib/pages.js from the benchmark's closing JSON line: run it again to replace it. -->`,
+    '',
+    '## What it measures',
+    '',
+    measures,
+    '',
+    '## Latest figures',
+    '',
+    quick
+      ? `**A quick run** (\`--quick\`: small data, a second or two of measuring): these figures show that it runs, not how fast the hub is.`
+      : 'A full run, at the default size.',
+    '',
+    `${date}${report.commit ? `, at ${report.commit}` : ''}${report.seconds ? `, ${report.seconds} s` : ''}. ${machine.cpus}${machine.memoryGiB ? `, ${machine.memoryGiB} GiB` : ''}, Node ${machine.node}. ${loadText(machine)}`,
+    '',
+    'Ratios to the baseline (1: as fast as the baseline; lower: slower):',
+    '',
+    '| ratio | value |',
+    '|---|---:|',
+    ...Object.entries(ratios).map(([key, value]) => `| \`${cell(key)}\` | ${value} |`),
+    '',
+    'Figures:',
+    '',
+    figuresMarkdown(figures),
+    '',
+    '## How to reproduce',
+    '',
+    `\`npm run bench -- ${name} --pages\` builds, runs it at its default size and writes this page (\`--quick\` for a quick run).`,
+    ...(running ? ['', running] : []),
+    '',
+  ].join('\n');
+}
+
+/** The list of every page in bench/results/, by its title, between the markers of bench/README.md. */
+function writeIndex() {
+  const pages = fs
+    .readdirSync(RESULTS_DIR)
+    .filter((file) => file.endsWith('.md'))
+    .sort()
+    .map((file) => {
+      const title = /^# (.*)$/m.exec(fs.readFileSync(path.join(RESULTS_DIR, file), 'utf8'))?.[1] ?? file;
+      return `- [${title}](results/${file})`;
+    });
+  const text = fs.readFileSync(INDEX, 'utf8');
+  const start = text.indexOf(INDEX_START);
+  const end = text.indexOf(INDEX_END);
+  if (start < 0 || end < start) throw new Error(`bench/README.md lacks the markers ${INDEX_START} and ${INDEX_END}`);
+  fs.writeFileSync(INDEX, `${text.slice(0, start + INDEX_START.length)}\n${pages.join('\n')}\n${text.slice(end)}`);
+}
+
+/** Writes the page of each report that succeeded, then the index; answers the files written. */
+function writePages(reports) {
+  const written = reports
+    .filter((report) => report.ok !== false)
+    .map((report) => {
+      const file = path.join(RESULTS_DIR, `${report.bench}.md`);
+      fs.writeFileSync(file, pageOf(report));
+      return file;
+    });
+  writeIndex();
+  return written;
+}
+
+if (require.main === module) {
+  const files = process.argv.slice(2);
+  if (!files.length) {
+    console.error('usage: node bench/lib/pages.js <lines saved by npm run bench -- --out <file>>...');
+    process.exit(2);
+  }
+  const reports = files.flatMap((file) =>
+    fs
+      .readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line)),
+  );
+  for (const file of writePages(reports)) console.log(`wrote ${path.relative(process.cwd(), file)}`);
+}
+
+module.exports = { pageOf, writePages };
