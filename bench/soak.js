@@ -4,7 +4,7 @@
  * server, to see whether it stays as fast and as small as it started while its data grows. Its
  * baseline is its own first minute: the figures are each minute's latency (p50, p99, max) and the
  * hub process's resident memory, and the ratio is the first minute's p99 over the last's (1: as
- * fast at the end as at the start). The goal (issue 19): the last minute's p99 at most twice the
+ * fast at the end as at the start). The goal: the last minute's p99 at most twice the
  * first's, and no request above 500 ms.
  *
  * Run after `npm run build` (`npm run soak` builds first):

@@ -14,8 +14,8 @@
  *
  * Both sides are measured warm, as a hub that has been running delivers: the hub first delivers
  * a burst of the same size that is not measured (its rate is reported as `coldPerSecond`), and
- * the raw loop makes its sends once before the measured pass. In a process's first burst a fifth
- * to a third of the process's CPU went to compiling the code it runs (its samples under `perf`).
+ * the raw loop makes its sends once before the measured pass: a process's first burst spends much
+ * of its CPU compiling the code it runs.
  *
  * Every run counts what each receiver got by (subscription, webhook-id): a delivery that never
  * arrives fails the run, and one that arrives twice is counted as a duplicate.

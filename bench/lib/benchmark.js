@@ -1,6 +1,6 @@
 /**
  * What every benchmark in bench/ shares, so that `npm run bench` (bench/run.js) can run them all
- * and read their figures the same way. The convention (also in bench/RESULTS.md):
+ * and read their figures the same way. The convention (also in bench/README.md):
  *
  * - A benchmark is `bench/<name>.js`, run as `node bench/<name>.js [--quick] [its own arguments]`
  *   after `npm run build`. It measures the hub's path beside a baseline doing the same work

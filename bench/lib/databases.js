@@ -32,9 +32,8 @@ async function scratchDatabase(prefix, serverUrl = POSTGRES_SERVER) {
 
 /**
  * Writes what a benchmark's load left in memory to disk before the timed rounds, as a database
- * that has run a while has: otherwise the load's pages (a gigabyte after growing the models to a
- * million) are flushed by a later checkpoint or the kernel in the middle of the rounds, and the
- * searches of that moment take 10 to 20 ms instead of 2 to 4 (bench/RESULTS.md).
+ * that has run a while has: otherwise the load's pages are flushed by a later checkpoint or the
+ * kernel in the middle of the rounds, and the searches of that moment measure the flush.
  */
 async function flushToDisk(knex) {
   await knex.raw('checkpoint');

@@ -1,9 +1,8 @@
 /**
  * The benchmarks' HTTP client for timed requests: node:http over one keep-alive agent. `fetch` in
- * the same process as the hub left about two thirds of the objects that outlived young
- * collections in a search-cases run (its streams and clones), so the hub's process ran a full
- * collection every few seconds and the rounds they fell in measured the benchmark's own client
- * (bench/RESULTS.md, 27 November 2026).
+ * the same process as the hub leaves many objects that outlive young collections (its streams
+ * and clones), so the hub's process runs full collections and the rounds they fall in measure the
+ * benchmark's own client rather than the hub.
  */
 const http = require('node:http');
 
@@ -45,9 +44,9 @@ const requestJson = (url, options) => send(url, options, true);
 
 /**
  * Sends a request to `url` and answers its status, the answer read to the end but not parsed:
- * for the timed rounds. Parsing each 36 KB answer of invoices/find in the hub's
- * process promoted its objects and set off full collections that fell in later rounds
- * (bench/RESULTS.md, 29 November 2026); a caller parses its answers in a process of its own.
+ * for the timed rounds. Parsing large answers in the hub's process promotes their objects and
+ * sets off full collections that fall in later rounds; a caller parses its answers in a process
+ * of its own.
  */
 const requestStatus = (url, options) => send(url, options, false);
 

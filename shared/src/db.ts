@@ -58,15 +58,15 @@ export async function openDatabase(
 /**
  * The first statement on each server connection. A Postgres backend allocates through glibc's
  * malloc, which at first gives memory freed above 128 KiB back to the system after each
- * statement, so the next statement faults it in again page by page: a model search on a new
- * connection took 175 page faults and 2.5 times the server CPU it takes after this statement
- * (bench/RESULTS.md). Freeing one block above that threshold raises it to the block's size and
+ * statement, so the next statement faults it in again page by page, which can cost a short
+ * statement more server CPU than its own work. Freeing one block above that threshold raises it
+ * to the block's size and
  * lets the backend keep twice as much (mallopt(3), the dynamic mmap threshold). A backend's memory
  * contexts grow by blocks that double up to 8 MiB, and a block beyond what the backend keeps goes
  * back to the system and is faulted in again by the next statement, so the block freed here is
- * larger than any of them: with a 1 MiB block a two-word model search on a connection that had run
- * the service's start still took 326 page faults and twice the time. A backend then keeps up to
- * 16 MiB it freed. Other allocators ignore it; it costs a few milliseconds per connection.
+ * larger than any of them: a smaller one leaves the larger blocks faulting in as before. A backend
+ * then keeps up to 16 MiB it freed. Other allocators ignore it; it costs one statement per
+ * connection.
  */
 const KEEP_FREED_MEMORY = `select length(repeat('x', ${8 * 1024 * 1024}))`;
 

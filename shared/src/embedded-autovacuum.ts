@@ -1,15 +1,15 @@
 /**
  * PGlite runs no autovacuum, so on the embedded database nothing analyzed a growing table: its
- * plans stayed those of an empty one (in a soak, searches slowed from the ninth second on and the
- * one session queued every other request behind them, up to 560 ms), and nothing merged GIN
+ * plans stayed those of an empty one (searches slowed as the tables grew, and the one session
+ * queued every other request behind them), and nothing merged GIN
  * pending lists or reclaimed dead rows. This does what autovacuum does on a server, at its default
  * thresholds, on a timer in the process that holds the database. The retention job still vacuums
  * what it shrank at once (retention.ts); this catches everything else.
  *
  * Statistics objects on expressions (the trigrams of a case's texts, for commonSearch) are the
- * exception: ANALYZE evaluates their expression on every sampled row, about 60 µs a row on
- * PGlite, so at the default sample of 30,000 rows one table's ANALYZE held the session for
- * seconds, and a soak's slowest request grew with its tables. Here such an object is skipped by
+ * exception: ANALYZE evaluates their expression on every sampled row, which on PGlite is slow
+ * enough that at the default sample of 30,000 rows one table's ANALYZE holds the session long
+ * after its requests, and the slowest request grows with the tables. Here such an object is skipped by
  * ANALYZE (its statistics target is 0, which keeps what it holds) and rebuilt on its own from a
  * sample of 3,000 rows whenever its table has doubled since: what they tell (which trigrams
  * nearly every row holds) changes with the kind of rows, not with their number. The table's size

@@ -4,8 +4,8 @@
  *
  * PGlite's socket server did the same over a loopback TCP socket, and it ran every message of a
  * query (parse, bind, describe, execute, sync) through PGlite and out of the socket on its own: a
- * round trip cost about 110 µs of the process's one thread when idle and 0.5 ms under load, three
- * to five times PGlite's own work for a short statement. Here the messages a turn writes reach
+ * round trip cost the process's one thread several times PGlite's own work for a short
+ * statement. Here the messages a turn writes reach
  * PGlite together and its answer comes back in one piece, without the kernel in between.
  *
  * Running them on the next turn rather than at once leaves the event loop its I/O between two

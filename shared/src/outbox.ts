@@ -51,8 +51,8 @@ export const OUTBOX_SETTINGS = {
   pollIntervalMs: 1000,
   /**
    * Events per claim. A store's cost grows with its size alone, and each batch costs a claim, a
-   * call and a mark besides: 400 at a time, two at once, handed over 12,300 events a second where
-   * 100 at a time, four at once, handed over 9,100 (bench/RESULTS.md).
+   * call and a mark besides, so fewer, larger batches hand more events over a second than many
+   * small ones under way at once (bench/results/ingest.md).
    */
   batchSize: 400,
   /**
@@ -72,9 +72,8 @@ export const OUTBOX_SETTINGS = {
   /**
    * Shortest time from one claim to the next while claims come back short (the relay keeps up):
    * events written meanwhile wait for the next batch rather than each going in a claim, a call
-   * and a mark of their own. Bookings through the distributed hub went from 197 to 224 a second
-   * on average with it (bench/RESULTS.md); an event waits at most this long, and one written while
-   * the relay is idle not at all.
+   * and a mark of their own, which under a steady stream of writes costs more than the wait; an
+   * event waits at most this long, and one written while the relay is idle not at all.
    */
   shortClaimIntervalMs: 50,
   /** How long a relay owns the rows it claimed before another instance may send them. */
@@ -223,8 +222,8 @@ export async function unindexLeasesByCase(knex: Knex, schema: string): Promise<v
  * in flight, whatever the backlog. Sorting and sequential scans are turned off for the
  * claim's transaction so that the planner keeps to that walk and that index: a planner that
  * expects few pending events (the statistics of an outbox that is usually empty, or of one taken
- * before a burst) otherwise read every pending event and sorted them for each claim, 20 ms a claim
- * at 20,000 pending, so that a burst cost the database the square of its size.
+ * before a burst) otherwise reads every pending event and sorts them for each claim, so that a
+ * burst costs the database the square of its size.
  *
  * The lock and the claim go to the database as one query of two statements, which Postgres runs
  * as one transaction (the lock and the setting are held to its end, a failure rolls both back)

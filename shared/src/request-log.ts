@@ -18,7 +18,7 @@ let handling = 0;
 
 /**
  * Runs a handler with its request id kept for the log. Keeping it costs every promise and timer
- * the process makes a hook (in a webhook burst, a tenth of the process's CPU), so the hook runs
+ * the process makes a hook, a cost felt in a webhook burst, so the hook runs
  * only while some call is being handled: when the last one ends it is switched off, and work a
  * handler left running behind it (a delivery worker woken by an ingest) goes on without an id,
  * as it no longer belongs to the call.

@@ -121,8 +121,8 @@ export async function searchCases(
   else if (caller.role === 'provider') scoped.where('c.service_provider_id', caller.providerId);
   if (unexported) scoped.where('c.accepted', false).whereNull('c.cancelled_at');
   // Tag entries and kept orderData values keep their cases' scope, so a search by tags alone, or
-  // by one orderData key, finds its matches without reading a case (each read by id cost about
-  // 3 µs: 10 ms for a tag on 3,436 of a partner's cases).
+  // by one orderData key, finds its matches without reading a case: a read by id per match grows
+  // with the matches, not with the page.
   const { taggedIds, orderValue } = condition;
   const keptIds =
     taggedIds && (caller.role === 'admin' || scope)
@@ -226,8 +226,8 @@ async function tagReadingOf(
 /**
  * How long a read of the texts' trigram statistics serves commonSearches. They change only when
  * a table is analyzed, and they choose only which pieces an index is searched by, never what is
- * found; their read (a view that unpacks each statistics object) cost 4.6 to 5.4 ms of a 17 to
- * 22 ms search at a million cases.
+ * found; their read (a view that unpacks each statistics object) is a large share of a search's
+ * time on a big table.
  */
 const TEXT_STATISTICS_KEPT_MS = 60_000;
 
@@ -346,9 +346,8 @@ async function pageBesideKeptCount(
  * The matches (`matches`, a query of their ids as `c.id`) counted, and those up to the cursor, in
  * one pass over their ids (from an index alone where the filters allow) that, when there are at
  * most `bound`, also sorts them for the page: walking the scope in id order until the page fills,
- * as the planner would, reads every case of the scope before the first match (260,000 cases for a
- * createdAt week of a partner among a million cases), and a second pass would read the matches
- * again. Then the page's cases, read whole.
+ * as the planner would, reads every case of the scope before the first match when the matches
+ * are old (a createdAt week long past), and a second pass would read the matches again. Then the page's cases, read whole.
  */
 async function countedThenPaged(
   knex: Knex,

@@ -243,8 +243,8 @@ export async function loadCasesById(knex: Knex, ids: number[] | Knex.QueryBuilde
 
 /**
  * Runs a read of whole cases. Reads by a list of guids or ids keep one text whatever the list's
- * length, so each connection parses and plans them once, under `preparedAs`: on the server that
- * was a quarter to a third of the CPU a read of a page of cases took (bench/RESULTS.md).
+ * length, so each connection parses and plans them once, under `preparedAs`: on the server,
+ * parsing and planning the read's long text is a large share of the CPU a read of a page takes.
  */
 async function runCaseRead(read: Knex.Raw, preparedAs?: 'guids' | 'ids'): Promise<CaseOut[]> {
   if (preparedAs) read.options({ name: `booking-cases-by-${preparedAs}` });

@@ -4,7 +4,7 @@
  * (migration keep_order_data_values). Indexed by (scope, key, value, case id), they let a search
  * by one orderData key alone find its matches, count them and sort them for the page from the
  * index, without reading a case: read through the cases, each candidate of the containment test
- * was a heap page, 8 ms for a key's 1,667 cases of a partner's 333,334 (issue 17).
+ * is a heap page.
  *
  * A value is kept where a filter could equal it (see case-filters.ts): a string, number or
  * boolean, read as `->>` reads it, under a key a filter may name; a text longer than any a filter

@@ -2,9 +2,9 @@
  * The pieces of a commonSearch text through which a trigram index finds its candidates, chosen
  * from the share of rows holding each trigram. Every trigram of the text narrows the index's
  * answer, but one that nearly every row holds (a key of the rows' JSON, a common name) costs a
- * read of a posting list as long as the table and narrows it little: `hansen4242` among a million
- * contacts read 1,150 index pages for 380 candidates, its piece `en4242` 79 pages for the same 380
- * (bench/RESULTS.md). The whole text is then checked on the candidates, so what is found is what
+ * read of a posting list as long as the table and narrows it little: the rare piece `en4242` of
+ * `hansen4242` finds the same candidates from a small share of the index pages the whole text
+ * reads. The whole text is then checked on the candidates, so what is found is what
  * the whole text finds: whatever contains the text contains each of its pieces.
  *
  * The trigrams are pg_trgm's for a `%text%` pattern: each word's letters and digits in lower case,

@@ -4,7 +4,7 @@ import { DEMO_TOKENS, startTestHub, type TestHub } from '../../../test/support/h
 import { caseBody } from '../../../test/support/cases';
 import { serviceCallRecorder } from '../../../test/support/service-calls';
 
-/** The most calls between services a booking may make one after another (issue 16, ARCHITECTURE.md). */
+/** The most calls between services a booking may make one after another (ARCHITECTURE.md). */
 const MAX_CALLS_IN_SEQUENCE = 3;
 
 const recorder = serviceCallRecorder();

@@ -9,7 +9,7 @@ describe('the trigrams of a commonSearch text', () => {
 });
 
 describe('the rare pieces of a commonSearch text', () => {
-  // Shares as in a million contacts and cases of the search-cases benchmark (bench/RESULTS.md).
+  // Shares as in the contacts and cases the search-cases benchmark grows.
   const shares = new Map([
     ['han', 1],
     ['ans', 1],

@@ -3,7 +3,7 @@
  * invoice's scope and created_at, kept by triggers in the transaction of every write to
  * invoicing.invoices (migration create_invoice_custom_values). Indexed by (scope, key, value,
  * created_at, invoice id), they let invoices/find count the matches of one customData key's value
- * in a date range from the index alone, instead of rechecking each candidate invoice (issue 17).
+ * in a date range from the index alone, instead of rechecking each candidate invoice.
  *
  * A value is kept when a customData filter's containment test could match it: a string, number,
  * boolean or null (an object or array never equals a scalar filter value). Keys and strings

@@ -112,9 +112,8 @@ export function searchSql(filter: SearchFilter): Sql {
   // candidate is fetched once and never tiered: with the first tiers short of the limit, they hold
   // every exact and prefix match, so any other candidate is of tier 2. `containing` holds each
   // model once (a model holding the word twice is walked twice and fetched once). Tier 2 keeps its
-  // own best `limit` before the tiers meet, so only those carry the answer's sort keys (of up to
-  // SIMILAR_CANDIDATES_MAX candidates, a tenth of a broad word's time). Only the answer's rows are
-  // fetched whole.
+  // own best `limit` before the tiers meet, so only those carry the answer's sort keys, not every
+  // one of up to SIMILAR_CANDIDATES_MAX candidates. Only the answer's rows are fetched whole.
   const similar = terms.contains.length
     ? sql`union all (select id, 2, null, similarity, lowered
         from (select * from containing where (select count(*) from first_tiers) < ${limit} limit ${SIMILAR_CANDIDATES_MAX}) taken
@@ -177,7 +176,7 @@ function containingSql(filter: SearchFilter, terms: SearchTerms, scope: Sql[], r
   // A suffix proves one word; the model's row proves the rest of the query (and a suffix left
   // from a model's earlier words, which the table's first fill may leave, proves nothing). The rows
   // are checked after the walk, found by the walk's ids as an array in one scan of the primary key
-  // in id order (a lookup per walked entry cost a tenth more at a million). `offset 0` keeps the
+  // in id order, cheaper than a lookup per walked entry. `offset 0` keeps the
   // check apart from that scan, so the planner can neither turn it into a join of its choice nor
   // read the scope's index (a manufacturer's every model) and filter it by the ids: the walk stays
   // a bare index range read in order that stops at the limit (where a narrowest word is read, its

@@ -34,8 +34,8 @@ export function searchTextOf(name: string, mpn: string, aliases: string[]): stri
 
 /**
  * How many models holding every word a search ranks by similarity, when exact and prefix matches
- * do not fill the limit. Each costs a row read and a comparison of its trigrams, 3 to 4 us on the
- * server: a thousand of them were two thirds of a broad word's statement at a million models.
+ * do not fill the limit. Each costs a row read and a comparison of its trigrams, so for a broad
+ * word the candidates, not the index walk, would otherwise be most of the statement's time.
  */
 export const SIMILAR_CANDIDATES_MAX = 300;
 /**

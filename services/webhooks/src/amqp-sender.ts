@@ -175,7 +175,8 @@ function socketOf(connection: ChannelModel): Socket {
 
 /**
  * amqplib writes each message to its socket as a write of its own, and each write on loopback
- * woke the broker for one message: a third of its CPU in a burst. Called after a publish, this
+ * wakes the broker for one message, which in a burst costs the broker much of its CPU. Called
+ * after a publish, this
  * corks the socket until amqplib's writer has run: a message queued wakes the writer on the next
  * tick, and it writes on `setImmediate`, so an uncork set up on a later tick for `setImmediate`
  * comes right after it. The messages of one turn of the event loop leave in one write.

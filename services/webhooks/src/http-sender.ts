@@ -3,9 +3,8 @@
  * redirects are answers (not followed), and the whole attempt has one deadline.
  *
  * Requests go through undici's connection pools rather than Node's `http.request`: a keep-alive
- * POST and its answer cost about two thirds of the CPU there (34 against 52 us beside a receiver
- * in the same process), and in an HTTP burst this process's CPU is what bounds the rate
- * (bench/RESULTS.md).
+ * POST and its answer cost less CPU there, and in an HTTP burst this process's CPU is what bounds
+ * the rate (bench/results/webhooks.md).
  */
 import type { LookupFunction } from 'node:net';
 import { type Dispatcher, Pool } from 'undici';

@@ -17,8 +17,8 @@ export const DELIVERY_SETTINGS = {
   /**
    * Deliveries claimed per look. A claim walks and locks up to its room of each subscription
    * (`claimAhead` times its limit) before it keeps the most overdue of them, so a batch below
-   * that room walks rows it leaves: this takes the whole room of four subscriptions at the
-   * default limit (a burst to four of them cost Postgres 13 % more CPU at 50).
+   * that room walks rows it leaves, costing the database CPU for nothing: this takes the whole
+   * room of four subscriptions at the default limit.
    */
   claimBatch: 128,
   /**
@@ -49,16 +49,15 @@ export const DELIVERY_SETTINGS = {
   recordReserveMs: 10_000,
   /**
    * Finished attempts recorded at once without waiting for more, when others are still in flight.
-   * A record has a fixed cost in the database and in this process whatever its size: in an AMQP
-   * burst records of 64 were about 120 statements for 8,000 attempts, of 256 about 55, with a
-   * tenth more deliveries a second (bench/RESULTS.md, 1 December 2026).
+   * A record has a fixed cost in the database and in this process whatever its size, so larger
+   * records mean fewer statements and more deliveries a second in a burst.
    */
   recordBatch: 256,
   /**
    * How long a finished attempt waits for others to be recorded with it, when others are in
    * flight: a record costs much the same for one attempt as for thirty, in the database and in
-   * this process, which in an HTTP burst is what limits the rate (5 ms gathered half as many,
-   * and a failing receiver's records then cost the others about 6 % of their rate on average).
+   * this process, which in an HTTP burst is what limits the rate; a shorter wait gathers fewer,
+   * and a failing receiver's records then cost the others more of their rate.
    * The wait holds the attempt's lease and its case's next delivery back by as much.
    */
   recordWaitMs: 10,

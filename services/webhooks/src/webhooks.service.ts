@@ -335,9 +335,9 @@ const WebhooksService: ServiceSchema<ServiceSettingSchema, WebhooksThis> = {
      * the larger its claims and records. A stopping worker still records, but claims nothing.
      *
      * A claim or a record costs much the same whether it carries a few deliveries or many, and
-     * on a fast connection a claim after every attempt filled only the places freed since the
-     * one before (an embedded burst: 12 deliveries a claim and 15 a record, a third slower than
-     * over a slower connection). So, woken by its own work, the worker claims only once a lane
+     * on a fast connection a claim after every attempt fills only the places freed since the
+     * one before, so a burst goes out in many small claims and records. So, woken by its own
+     * work, the worker claims only once a lane
      * runs low, and a record waits a little for attempts finishing close together.
      * `subscriptionIds` are those whose attempts were recorded.
      */

@@ -258,7 +258,7 @@ export interface AttemptRecord {
  * finished meanwhile together, as one commit (migration 20261208100000). The deliveries are found
  * by a lookup of each one's key, the only plan the function lets the planner make (migration
  * 20261217100000): left to choose, it read a burst's deliveries whole and hashed them (new, so
- * without statistics; 8,000 rows for 8 attempts), and a lookup that also matched an array of the
+ * without statistics: every row of the burst for a few attempts), and a lookup that also matched an array of the
  * record's ids sorted that array for every attempt.
  */
 export async function recordAttempts(knex: Knex, workerId: string, records: AttemptRecord[]): Promise<void> {

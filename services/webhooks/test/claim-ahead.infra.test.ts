@@ -176,7 +176,7 @@ async function plansOf(run: (trx: Knex.Transaction) => Promise<unknown>): Promis
 }
 
 it('checks each candidate for an earlier pending delivery of its case with a lookup of its own', async () => {
-  // As an anti join, the check read every pending delivery of the subscription for each claim (issue 15's burst).
+  // As an anti join, the check read every pending delivery of the subscription for each claim of a burst.
   const plans = await plansOf((trx) => claimDue(trx, TEST_WORKER, 10, 60_000, [], DELIVERY_SETTINGS.claimAhead));
   const claim = plans.find((plan) => plan.includes('Update on deliveries'));
   expect(claim).toMatch(/SubPlan/);
