@@ -36,31 +36,48 @@ const cell = (value) => String(value).replace(/\|/g, '\\|').replace(/\n/g, ' ');
 const isPlain = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
 const isScalar = (value) => value === null || typeof value !== 'object';
 
+/** An object's scalars by their dotted paths; a list of scalars is one value. */
+function flatten(value, at = '', into = {}) {
+  for (const [key, item] of Object.entries(value)) {
+    const where = at ? `${at}.${key}` : key;
+    if (isScalar(item)) into[where] = item;
+    else if (Array.isArray(item) && item.every(isScalar)) into[where] = item.join(', ');
+    else flatten(item, where, into);
+  }
+  return into;
+}
+
 /**
- * `figures` as markdown: an object whose entries are all objects of scalars, or an array of
- * such objects, becomes a table (one row an entry, one column a key); anything else a list of
- * its paths and values.
+ * `figures` as markdown. An object or list whose entries are all objects (the same measurement of
+ * several cases) becomes a table, one row per figure and one column per case when the figures
+ * outnumber the cases, the other way round otherwise; every other figure is a row of a list of
+ * paths and values.
  */
 function figuresMarkdown(figures) {
-  const lines = [];
+  const tables = [];
   const scalars = [];
-  const table = (title, rows) => {
-    const columns = [...new Set(rows.flatMap(([, row]) => Object.keys(row)))];
-    lines.push(
-      '',
-      `${title}:`,
-      '',
-      `| | ${columns.map(cell).join(' | ')} |`,
-      `|---|${columns.map(() => '---:').join('|')}|`,
-    );
-    for (const [key, row] of rows)
-      lines.push(`| ${cell(key)} | ${columns.map((column) => cell(row[column] ?? '')).join(' | ')} |`);
+  const table = (title, entries) => {
+    const cases = entries.map(([key, item]) => {
+      const labels = Array.isArray(entries.source) ? [] : [key];
+      const named = Object.values(item).filter((field) => typeof field === 'string');
+      return [labels.concat(named).join(', ') || key, flatten(item)];
+    });
+    const figureNames = [...new Set(cases.flatMap(([, flat]) => Object.keys(flat)))];
+    const row = (cells) => `| ${cells.map(cell).join(' | ')} |`;
+    const rule = (count) => `|---|${Array.from({ length: count }, () => '---:').join('|')}|`;
+    tables.push('', `\`${title}\`:`, '');
+    if (figureNames.length > cases.length) {
+      tables.push(row(['', ...cases.map(([label]) => label)]), rule(cases.length));
+      for (const name of figureNames) tables.push(row([name, ...cases.map(([, flat]) => flat[name] ?? '')]));
+    } else {
+      tables.push(row(['', ...figureNames]), rule(figureNames.length));
+      for (const [label, flat] of cases) tables.push(row([label, ...figureNames.map((name) => flat[name] ?? '')]));
+    }
   };
   const walk = (value, at) => {
     const entries = Array.isArray(value) ? value.map((item, i) => [String(i + 1), item]) : Object.entries(value);
-    const rows =
-      entries.length > 0 && entries.every(([, item]) => isPlain(item) && Object.values(item).every(isScalar));
-    if (at && rows) return table(`\`${at}\``, entries);
+    if (Array.isArray(value)) entries.source = value;
+    if (at && entries.length > 0 && entries.every(([, item]) => isPlain(item))) return table(at, entries);
     if (Array.isArray(value) && value.every(isScalar)) return scalars.push([at, value.join(', ')]);
     for (const [key, item] of entries) {
       const where = at ? `${at}.${key}` : key;
@@ -72,7 +89,7 @@ function figuresMarkdown(figures) {
   const list = scalars.length
     ? ['| figure | value |', '|---|---:|', ...scalars.map(([key, value]) => `| \`${cell(key)}\` | ${cell(value)} |`)]
     : [];
-  return [...list, ...lines].join('\n');
+  return [...list, ...tables].join('\n');
 }
 
 function loadText(machine) {
