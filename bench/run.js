@@ -15,6 +15,7 @@
  * it exits non-zero, ends without that line, or (quick runs) takes longer than QUICK_LIMIT_MS.
  */
 const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 const { execFileSync, spawn } = require('node:child_process');
 const { writePages } = require('./lib/pages');
@@ -58,7 +59,16 @@ function runOne(name) {
     child.on('close', (code, signal) => {
       clearTimeout(limit);
       const seconds = +((Date.now() - started) / 1000).toFixed(1);
-      const failed = (error) => resolve({ bench: name, ok: false, seconds, error });
+      const failed = (error) =>
+        resolve({
+          bench: name,
+          quick,
+          ok: false,
+          seconds,
+          error,
+          date: new Date().toISOString(),
+          loadAverage: os.loadavg(),
+        });
       if (signal) return failed(`killed by ${signal}${quick ? ` after the ${QUICK_LIMIT_MS / 1000} s limit` : ''}`);
       if (code !== 0) return failed(`exited with code ${code}`);
       const last = stdout.trimEnd().split('\n').at(-1) ?? '';

@@ -102,22 +102,20 @@ function loadText(machine) {
     : said;
 }
 
-/** The page of one benchmark's report (its closing JSON line, as run.js records it). */
-function pageOf(report) {
-  const { bench: name, quick, machine, ratios, figures } = report;
-  const { measures, running } = describe(name);
-  const date = machine.date ? machine.date.slice(0, 16).replace('T', ' ') + ' UTC' : 'an unrecorded date';
+/** What a failed run leaves on a page that has no figures yet. */
+function failureLines(report) {
+  const date = report.date ? `, ${report.date.slice(0, 16).replace('T', ' ')} UTC` : '';
+  const load = report.loadAverage
+    ? ` (load average at the end: ${report.loadAverage.map((v) => +v.toFixed(1)).join(', ')})`
+    : '';
+  return [`None yet. Its last ${report.quick ? 'quick ' : ''}run${date} failed: ${report.error}${load}.`];
+}
+
+/** The figures of a run: when and where it ran, its ratios and everything it measured. */
+function figureLines(report) {
+  const { quick, machine, ratios, figures } = report;
+  const date = machine.date ? machine.date.slice(0, 16).replace('T', ' ') + ' UTC' : 'An unrecorded date';
   return [
-    `# Benchmark: ${name}`,
-    '',
-    `<!-- Written by bench/lib/pages.js from the benchmark's closing JSON line: run it again to replace it. -->`,
-    '',
-    '## What it measures',
-    '',
-    measures,
-    '',
-    '## Latest figures',
-    '',
     quick
       ? `**A quick run** (\`--quick\`: small data, a second or two of measuring): these figures show that it runs, not how fast the hub is.`
       : 'A full run, at the default size.',
@@ -133,10 +131,28 @@ function pageOf(report) {
     'Figures:',
     '',
     figuresMarkdown(figures),
+  ];
+}
+
+/** The page of one benchmark's report: its closing JSON line as run.js records it, or its failure. */
+function pageOf(report) {
+  const { measures, running } = describe(report.bench);
+  return [
+    `# Benchmark: ${report.bench}`,
+    '',
+    `<!-- Written by bench/lib/pages.js from the benchmark's closing JSON line: run it again to replace it. -->`,
+    '',
+    '## What it measures',
+    '',
+    measures,
+    '',
+    '## Latest figures',
+    '',
+    ...(report.ok === false ? failureLines(report) : figureLines(report)),
     '',
     '## How to reproduce',
     '',
-    `\`npm run bench -- ${name} --pages\` builds, runs it at its default size and writes this page (\`--quick\` for a quick run).`,
+    `\`npm run bench -- ${report.bench} --pages\` builds, runs it at its default size and writes this page (\`--quick\` for a quick run).`,
     ...(running ? ['', running] : []),
     '',
   ].join('\n');
@@ -159,12 +175,15 @@ function writeIndex() {
   fs.writeFileSync(INDEX, `${text.slice(0, start + INDEX_START.length)}\n${pages.join('\n')}\n${text.slice(end)}`);
 }
 
-/** Writes the page of each report that succeeded, then the index; answers the files written. */
+/**
+ * Writes the page of each report that succeeded, and of each that failed where its benchmark has
+ * no page yet (a failure never replaces figures), then the index; answers the files written.
+ */
 function writePages(reports) {
   const written = reports
-    .filter((report) => report.ok !== false)
-    .map((report) => {
-      const file = path.join(RESULTS_DIR, `${report.bench}.md`);
+    .map((report) => [report, path.join(RESULTS_DIR, `${report.bench}.md`)])
+    .filter(([report, file]) => report.ok !== false || !fs.existsSync(file))
+    .map(([report, file]) => {
       fs.writeFileSync(file, pageOf(report));
       return file;
     });
