@@ -108,7 +108,7 @@ function failureLines(report) {
   const load = report.loadAverage
     ? ` (load average at the end: ${report.loadAverage.map((v) => +v.toFixed(1)).join(', ')})`
     : '';
-  return [`None yet. Its last ${report.quick ? 'quick ' : ''}run${date} failed: ${report.error}${load}.`];
+  return [`None yet. Its last ${report.quick ? 'quick ' : ''}run${date}${date && ','} failed: ${report.error}${load}.`];
 }
 
 /** The figures of a run: when and where it ran, its ratios and everything it measured. */
@@ -180,6 +180,7 @@ function writeIndex() {
  * no page yet (a failure never replaces figures), then the index; answers the files written.
  */
 function writePages(reports) {
+  fs.mkdirSync(RESULTS_DIR, { recursive: true });
   const written = reports
     .map((report) => [report, path.join(RESULTS_DIR, `${report.bench}.md`)])
     .filter(([report, file]) => report.ok !== false || !fs.existsSync(file))
