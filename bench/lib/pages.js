@@ -36,12 +36,14 @@ const cell = (value) => String(value).replace(/\|/g, '\\|').replace(/\n/g, ' ');
 const isPlain = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
 const isScalar = (value) => value === null || typeof value !== 'object';
 
-/** An object's scalars by their dotted paths; a list of scalars is one value. */
+/** An object's scalars by their dotted paths; a list of scalars is one value, a list of records its count. */
 function flatten(value, at = '', into = {}) {
   for (const [key, item] of Object.entries(value)) {
     const where = at ? `${at}.${key}` : key;
     if (isScalar(item)) into[where] = item;
     else if (Array.isArray(item) && item.every(isScalar)) into[where] = item.join(', ');
+    // A list of records (each slow request, say) is counted: the table is for the cases' figures.
+    else if (Array.isArray(item)) into[where] = `${item.length} entries`;
     else flatten(item, where, into);
   }
   return into;
