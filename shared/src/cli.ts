@@ -68,16 +68,31 @@ async function start(config: HubConfig) {
   const release = lockDataDir(config);
   const broker = await startHub(config);
   stopOnSignals(broker, release);
-  if (config.services.includes('gateway')) {
-    const host = config.host === '0.0.0.0' ? 'localhost' : config.host;
-    console.log(`\nService hub listening on http://${host}:${config.port}/api`);
+  const demoAccounts = config.mode === 'embedded' && config.loadDemoWorld ? readWorld(DEMO_WORLD_FILE).accounts : [];
+  if (config.services.includes('gateway')) console.log(banner(config, demoAccounts ?? []));
+}
+
+/** Where a newcomer goes next: the explorer, the console, and the demo tokens to open them with. */
+function banner(config: HubConfig, accounts: NonNullable<World['accounts']>): string {
+  const host = config.host === '0.0.0.0' ? 'localhost' : config.host;
+  const base = `http://${host}:${config.port}`;
+  const withToken = (role: string) => {
+    const token = accounts.find((account) => account.role === role && account.token)?.token;
+    return token ? `?accessToken=${token}` : '';
+  };
+  const lines = [
+    '',
+    `Service hub listening on ${base}`,
+    `  API explorer  ${base}/api/docs${withToken('partner')}`,
+    `  API base URL  ${base}/api`,
+    `  Console       ${base}/console${withToken('admin')}`,
+  ];
+  const tokens = accounts.filter((account) => account.token);
+  if (tokens.length) {
+    lines.push('Demo tokens (send as ?accessToken=, X-Hub-Api-Token or Authorization: Bearer):');
+    for (const account of tokens) lines.push(`  ${account.role.padEnd(8)} ${account.name.padEnd(28)} ${account.token}`);
   }
-  if (config.mode === 'embedded' && config.loadDemoWorld) {
-    console.log('Demo tokens (send as ?accessToken=, X-Hub-Api-Token or Authorization: Bearer):');
-    for (const account of readWorld(DEMO_WORLD_FILE).accounts ?? []) {
-      if (account.token) console.log(`  ${account.role.padEnd(8)} ${account.name.padEnd(28)} ${account.token}`);
-    }
-  }
+  return lines.join('\n');
 }
 
 /**

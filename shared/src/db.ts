@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
+import { Worker } from 'node:worker_threads';
 import { setTimeout as delay } from 'node:timers/promises';
 import knexFactory, { Knex } from 'knex';
 import pg from 'pg';
@@ -123,6 +124,28 @@ interface PGliteInstance extends WireDatabase {
   dumpDataDir(compression?: 'none' | 'gzip' | 'auto'): Promise<Blob>;
 }
 
+/**
+ * Creates a new embedded data directory (Postgres's initdb) in a worker thread. initdb runs as one
+ * synchronous WASM call that would hold this thread's event loop for many seconds, and with it the
+ * gateway that already answers `/health/ready` while the services start.
+ */
+async function initDataDirAside(dataDir: string): Promise<void> {
+  const script = `
+    const { workerData } = require('node:worker_threads');
+    const { PGlite } = require(workerData.pglite);
+    PGlite.create({ dataDir: workerData.dataDir }).then((db) => db.close());`;
+  const worker = new Worker(script, {
+    eval: true,
+    workerData: { pglite: require.resolve('@electric-sql/pglite'), dataDir },
+  });
+  await new Promise<void>((resolve, reject) => {
+    worker.once('error', reject);
+    worker.once('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`Creating the embedded database in ${dataDir} failed (exit ${code})`)),
+    );
+  });
+}
+
 async function openEmbedded(options: EmbeddedDatabaseOptions, warn: (message: string) => void): Promise<Database> {
   // PGlite is an ESM-first package; its CommonJS build loads lazily so a process with a Postgres
   // server never pays for the WASM module.
@@ -134,6 +157,8 @@ async function openEmbedded(options: EmbeddedDatabaseOptions, warn: (message: st
   /* eslint-enable @typescript-eslint/no-require-imports */
 
   if (options.dataDir) fs.mkdirSync(options.dataDir, { recursive: true });
+  if (options.dataDir && !options.template && !fs.existsSync(path.join(options.dataDir, 'PG_VERSION')))
+    await initDataDirAside(options.dataDir);
   const pglite = await PGlite.create({
     dataDir: options.dataDir,
     loadDataDir: options.template,

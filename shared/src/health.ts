@@ -18,10 +18,15 @@ export interface Readiness {
 /** Ready when the local services have started (and the first start's world is in), the transporter is connected and this process's database (if any) answers. */
 export async function readiness(broker: ServiceBroker): Promise<Readiness> {
   const checks: Record<string, string> = {};
-  checks.services = isServing(broker) ? 'ok' : 'starting';
+  const serving = isServing(broker);
+  checks.services = serving ? 'ok' : 'starting';
   checks.transporter = isTransporterReachable(broker) ? 'ok' : 'down';
   const database = openedDatabaseOf(broker);
-  if (database) {
+  // While the services start, their migrations and the first world hold the embedded database's
+  // one connection, so a ping would wait behind them: a process not yet serving is not ready
+  // whatever the database says, and answers so at once.
+  if (database && !serving) checks.database = 'starting';
+  else if (database) {
     checks.database = await database
       .then((db) => db.ping())
       .then(

@@ -20,10 +20,19 @@ beforeAll(async () => {
 afterAll(() => hub.stop());
 
 describe('access', () => {
-  it('serves the console to an admin token only', async () => {
-    expect((await hub.request('GET', '/console')).status).toBe(401);
-    expect((await hub.request('GET', '/console?accessToken=not-a-token')).status).toBe(401);
-    expect((await hub.request('GET', `/console?accessToken=${DEMO_TOKENS.elkjop}`)).status).toBe(403);
+  it('serves the console to an admin token only, and asks anyone else for one', async () => {
+    for (const [query, status, problem] of [
+      ['', 401, 'Enter an admin token'],
+      ['?accessToken=not-a-token', 401, 'That token is not known'],
+      [`?accessToken=${DEMO_TOKENS.elkjop}`, 403, "That token is not an admin's"],
+    ] as const) {
+      const asked = await hub.request('GET', `/console${query}`);
+      expect({ query, status: asked.status }).toEqual({ query, status });
+      expect(asked.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(asked.body).toContain(problem);
+      expect(asked.body).toMatch(/<form method="get" action="console">[\s\S]*name="accessToken"/);
+      expect(asked.body).not.toContain('console/console.js');
+    }
     const page = await hub.request('GET', `/console?accessToken=${DEMO_TOKENS.admin}`);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
@@ -125,7 +134,8 @@ describeInBrowser('console page', () => {
     const page = await browser.context.newPage();
     const response = await page.goto(`${hub.url}/console?accessToken=${DEMO_TOKENS.elkjop}`);
     expect(response!.status()).toBe(403);
-    expect(await page.locator('body').innerText()).toContain('not available for your access level');
+    expect(await page.locator('#problem').innerText()).toBe("That token is not an admin's: enter an admin token.");
+    await expect(page.locator('input[name="accessToken"]').isVisible()).resolves.toBe(true);
     await page.close();
   });
 });

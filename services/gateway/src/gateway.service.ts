@@ -156,14 +156,20 @@ function page(handler: PageHandler) {
   };
 }
 
-function send(res: ServerResponse, type: string, body: string | Buffer, cache = 'no-store') {
-  res.statusCode = 200;
+function send(res: ServerResponse, type: string, body: string | Buffer, cache = 'no-store', status = 200) {
+  res.statusCode = status;
   res.setHeader(
     'Content-Type',
     type.includes('charset') || !type.startsWith('text/') ? type : `${type}; charset=utf-8`,
   );
   res.setHeader('Cache-Control', cache);
   res.end(body);
+}
+
+function redirectToExplorer(req: HubRequest, res: ServerResponse) {
+  const query = ((req as { originalUrl?: string }).originalUrl ?? req.url ?? '').split('?')[1];
+  res.writeHead(302, { Location: `/api/docs${query === undefined ? '' : `?${query}`}` });
+  res.end();
 }
 
 function staticFile(name: string): PageHandler {
@@ -677,12 +683,22 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
           }),
           'GET console': page(async function (this: GatewayThis, req, res) {
             const token = tokenOf(req);
-            if (!token) throw new UnauthorizedError('Access token is missing');
-            const caller = await this.resolveCaller(token);
-            if (!caller) throw new UnauthorizedError('Access token is invalid');
-            if (!accessAllows(ACCESS.ADMIN, caller.role)) throw new ForbiddenError();
+            const caller = token ? await this.resolveCaller(token) : undefined;
+            // A person opens this page: without an admin token it asks for one rather than answer JSON.
+            if (!caller || !accessAllows(ACCESS.ADMIN, caller.role)) {
+              const problem = !token
+                ? 'Enter an admin token to open the console.'
+                : !caller
+                  ? 'That token is not known: enter an admin token.'
+                  : "That token is not an admin's: enter an admin token.";
+              const html = fs.readFileSync(path.join(PUBLIC_DIR, 'console-token.html'), 'utf8');
+              return send(res, 'text/html', html.replace('{{problem}}', problem), 'no-store', caller ? 403 : 401);
+            }
             send(res, 'text/html', fs.readFileSync(path.join(PUBLIC_DIR, 'console.html')));
           }),
+          // Where a newcomer lands first: the explorer, keeping a token given in the query.
+          'GET /': page(redirectToExplorer),
+          'GET api': page(redirectToExplorer),
         },
       },
       {
