@@ -5,6 +5,7 @@
  * listing and returns a plain object.
  */
 import {
+  ACCESS,
   IDEMPOTENCY_KEY_MAX_LENGTH,
   isAccessLevel,
   isOptional,
@@ -336,6 +337,36 @@ function accessText(access: AccessLevel): string {
   return access === 'partner+provider' ? 'partner or provider' : access === 'any' ? 'any account' : access;
 }
 
+const ADMIN_TAG = 'admin';
+const ADMIN_TAG_DESCRIPTION =
+  "The operator's endpoints (admin token): accounts, the world, webhook subscriptions and deliveries, the cluster's overview and storage.";
+const OLDER_TAG_SUFFIX = ' (v1/v2)';
+
+/**
+ * The group an operation is listed under: the admin endpoints together, the current paths under
+ * their service, and the deprecated older paths under a tag of their own beside it, so the
+ * explorer leads with what a new client should call.
+ */
+function tagOf(route: ApiRoute): string {
+  if (route.action.access === ACCESS.ADMIN) return ADMIN_TAG;
+  return route.action.deprecated ? `${route.service}${OLDER_TAG_SUFFIX}` : route.service;
+}
+
+/** Tags in the order the explorer lists them: current services by name, admin, then older versions. */
+function orderedTags(tags: Map<string, string | undefined>): Array<{ name: string; description?: string }> {
+  const rank = (name: string) => (name === ADMIN_TAG ? 1 : name.endsWith(OLDER_TAG_SUFFIX) ? 2 : 0);
+  return [...tags.keys()]
+    .sort((a, b) => rank(a) - rank(b) || a.localeCompare(b))
+    .map((name) => ({ name, description: tags.get(name) }));
+}
+
+function tagDescription(route: ApiRoute, tag: string): string | undefined {
+  if (tag === ADMIN_TAG) return ADMIN_TAG_DESCRIPTION;
+  if (tag.endsWith(OLDER_TAG_SUFFIX))
+    return `Deprecated v1 and v2 paths of ${route.service}, answered by its v3 actions; each answer carries Deprecation and Sunset headers. New clients call the v3 paths.`;
+  return route.serviceDescription;
+}
+
 function operationOf(route: ApiRoute, method: string, taken: Set<string>, shapes: NamedShapes): Schema {
   const { action } = route;
   const access = action.access as AccessLevel;
@@ -351,7 +382,7 @@ function operationOf(route: ApiRoute, method: string, taken: Set<string>, shapes
 
   const operation: Schema = {
     operationId: operationId(route, taken),
-    tags: [route.service],
+    tags: [tagOf(route)],
     summary: action.summary ?? action.name,
     description: [action.description, `Access: ${accessText(access)}.`].filter(Boolean).join('\n\n'),
     'x-access': access,
@@ -422,7 +453,8 @@ export function buildOpenApi(services: ServiceInfo[], options: OpenApiOptions): 
       const key = openApiPath(route.path);
       paths[key] ??= {};
       paths[key][method.toLowerCase()] = operationOf(route, method, taken, shapes);
-      tags.set(route.service, route.serviceDescription);
+      const tag = tagOf(route);
+      tags.set(tag, tagDescription(route, tag));
     }
   }
   return {
@@ -434,7 +466,7 @@ export function buildOpenApi(services: ServiceInfo[], options: OpenApiOptions): 
         'Generated from the running services. Send the token as the `accessToken` query parameter, the `X-Hub-Api-Token` header or `Authorization: Bearer`; each operation names the access level it needs.',
     },
     servers: [{ url: options.basePath }],
-    tags: [...tags.keys()].sort().map((name) => ({ name, description: tags.get(name) })),
+    tags: orderedTags(tags),
     security: SECURITY,
     paths,
     components: { ...COMPONENTS, schemas: { ...COMPONENTS.schemas, ...shapes.schemas } },
