@@ -341,7 +341,9 @@ describe('GET /api/v3/sandbox/simulation', () => {
       token: DEMO_TOKENS.elkjop,
     });
     expect(real.status).toBe(404);
-    expect(real.body.error.message).toBe('The case is not at a simulated provider');
+    expect(real.body.error.message).toBe(
+      'The case is not at a simulated provider, or the sandbox has not taken it up yet (it looks for new cases every SANDBOX_POLL_INTERVAL)',
+    );
     const unknown = await hub.request('GET', `/api/v3/sandbox/simulation?guid=${UNKNOWN_GUID}`, {
       token: DEMO_TOKENS.sandboxShop,
     });

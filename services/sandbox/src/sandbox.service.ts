@@ -59,6 +59,10 @@ export const SANDBOX_SETTINGS = {
 };
 
 const SIMULATION_PARAMS = { guid: 'uuid' } as const;
+
+/** A case just booked is not taken up until the next poll: the answer says so, not only "not simulated". */
+const SIMULATION_NOT_FOUND =
+  'The case is not at a simulated provider, or the sandbox has not taken it up yet (it looks for new cases every SANDBOX_POLL_INTERVAL)';
 type SimulationParams = ParamsOf<typeof SIMULATION_PARAMS>;
 
 interface TurnState {
@@ -121,7 +125,7 @@ const SandboxService: ServiceSchema<ServiceSettingSchema, SandboxThis> = {
       async handler(this: SandboxThis, ctx: Context<SimulationParams>) {
         await visibleCase(ctx, ctx.params.guid);
         const row = await findSimulation(this.db.knex, ctx.params.guid);
-        if (!row) throw new NotFoundError('The case is not at a simulated provider');
+        if (!row) throw new NotFoundError(SIMULATION_NOT_FOUND);
         return { data: simulationOut(row) };
       },
     },
