@@ -2,7 +2,8 @@
 // `infra` runs against the Postgres, NATS, Redis and RabbitMQ servers.
 const common = {
   rootDir: __dirname,
-  testEnvironment: 'node',
+  // Node's, printing the log of the hubs a test starts only when it fails.
+  testEnvironment: '<rootDir>/test/support/quiet-environment.js',
   // isolatedModules: transpile each file alone (fast); `npm run lint` type-checks every test file
   // once through tsconfig.test.json, rather than each jest worker checking its own.
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json', diagnostics: false }] },

@@ -20,6 +20,7 @@ import {
   DEMO_WORLD_FILE,
 } from '../../shared/src';
 import { TEMPLATE_ENV } from './global-setup';
+import { testLogger } from './test-logger';
 
 export const INFRA = {
   postgres: process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
@@ -115,8 +116,11 @@ export async function startTestHub(options: TestHubOptions): Promise<TestHub> {
   const broker = await startHub(config, {
     embedded: server ? undefined : { template: template ? new Blob([fs.readFileSync(template)]) : undefined },
     initialWorld: world,
-    brokerOverrides: options.middlewares && {
-      middlewares: [...(brokerOptions(config).middlewares ?? []), ...options.middlewares],
+    brokerOverrides: {
+      logger: testLogger(config.logLevel),
+      ...(options.middlewares && {
+        middlewares: [...(brokerOptions(config).middlewares ?? []), ...options.middlewares],
+      }),
     },
   });
   const gateway = broker.getLocalService('gateway') as unknown as { server?: { address(): AddressInfo } } | undefined;

@@ -35,7 +35,12 @@ if (project === 'infra') args.push('--runInBand');
 if (process.env.HUB_TEST_RESULTS) {
   args.push('--json', `--outputFile=${path.join(process.env.HUB_TEST_RESULTS, `${project}-${packageName}.json`)}`);
 }
-const run = spawnSync(process.execPath, [...args, ...jestArgs], { cwd: root, stdio: 'inherit' });
+// jest needs VM modules, which Node announces as experimental in every process it starts.
+const env = {
+  ...process.env,
+  NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --disable-warning=ExperimentalWarning`.trim(),
+};
+const run = spawnSync(process.execPath, [...args, ...jestArgs], { cwd: root, stdio: 'inherit', env });
 process.exit(run.status ?? 1);
 
 function escapeRegExp(text) {
