@@ -23,8 +23,6 @@ import { findTracked, insertExternalRequest, REQUEST_STATUSES } from './requests
 import type { BookingThis } from './booking.types';
 import { REQUEST_LOGGED, REQUESTS_FOUND } from './responses';
 
-/** A logged request, response or message is kept up to this many characters: a log entry, not a file store. */
-const LOGGED_TEXT_MAX = 65_536;
 const FIND_REQUESTS_PARAMS = { trackingId: 'string|min:1|max:255', after: CURSOR_PARAM } as const;
 const LOG_REQUEST_PARAMS = {
   type: 'string|min:1|max:64',
@@ -32,9 +30,9 @@ const LOG_REQUEST_PARAMS = {
   url: { type: 'url', optional: true },
   // Integrators put their own keys in meta; only caseId is checked.
   meta: { type: 'object', strict: false, props: { caseId: 'number|integer|positive' } },
-  request: { type: 'string', max: LOGGED_TEXT_MAX, optional: true },
-  response: { type: 'string', max: LOGGED_TEXT_MAX, optional: true },
-  message: { type: 'string', max: LOGGED_TEXT_MAX, optional: true },
+  request: { type: 'string', optional: true },
+  response: { type: 'string', optional: true },
+  message: { type: 'string', optional: true },
 } as const;
 /** The parts of a logged request that may be large. */
 const LOGGED_PARTS = ['request', 'response', 'message', 'meta'] as const;
