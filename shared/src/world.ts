@@ -28,6 +28,12 @@ const validator = new FastestValidator({ haltOnFirstError: false });
  */
 export const ORIGINATOR_TYPES = ['private', 'registered', 'helpdesk'] as const;
 export const BOOKING_TYPES = ['companyToCompany', 'companyToPrivate', 'privateToPrivate'] as const;
+/**
+ * The direction of a shipment (the documentation's `actionType`, "inbound" by default): `inbound`
+ * carries the product to the workshop, `outbound` back from it.
+ */
+export const ACTION_TYPES = ['inbound', 'outbound'] as const;
+export const DEFAULT_ACTION_TYPE = 'inbound';
 
 export interface ContactDataIn {
   type?: 0 | 1;
@@ -65,11 +71,15 @@ export interface WorldDepartment {
   name: string;
   externalData?: unknown;
   contactData?: ContactDataIn;
+  /** The shipping methods the department's cases may use; null or left out: any. */
+  shippingMethods?: number[] | null;
 }
 export interface WorldProvider {
   id: number;
   name: string;
   contactData?: ContactDataIn;
+  /** The shipping methods the provider's cases may use; null or left out: any. */
+  shippingMethods?: number[] | null;
   departments?: WorldDepartment[];
   statusKeys?: Array<{
     key: string;
@@ -108,6 +118,8 @@ export interface WorldShippingMethod {
   properties: { requirePickupDate: boolean; goodsTypeList: string[] | null };
   requireWeight?: boolean;
   requireVolume?: boolean;
+  /** The directions the method ships in; left out: every direction. */
+  actionTypes?: Array<(typeof ACTION_TYPES)[number]>;
   calendar?: {
     timeZone: string;
     weekdays: number[];
@@ -185,7 +197,14 @@ export interface World {
     blacklists?: Array<{ partnerId: number; key: string }>;
   };
   models?: WorldModel[];
-  tags?: Array<{ id: number; name: string }>;
+  tags?: WorldTag[];
+}
+
+/** A case tag; `shippingMethods` are the methods a case carrying it may use (null or left out: any). */
+export interface WorldTag {
+  id: number;
+  name: string;
+  shippingMethods?: number[] | null;
 }
 
 /** A model as `POST /api/v3/models` takes it, without `id`: the registry matches it by name. */
@@ -240,6 +259,8 @@ const named = (extra: Record<string, unknown> = {}) =>
     ...extra,
   });
 const postalCode = { type: 'string', min: 3, max: 10 };
+/** The shipping methods a provider, department or tag allows: null (or left out) allows any. */
+const allowedMethods = { ...ids, nullable: true };
 
 /** The fields of one model entry; the models service checks its POST body with the same rules. */
 export const MODEL_ENTRY_RULES = {
@@ -304,7 +325,14 @@ const worldSchema = {
     id,
     name: text(255),
     contactData: contact,
-    departments: listOf({ id, name: text(255), externalData: { type: 'any', optional: true }, contactData: contact }),
+    shippingMethods: allowedMethods,
+    departments: listOf({
+      id,
+      name: text(255),
+      externalData: { type: 'any', optional: true },
+      contactData: contact,
+      shippingMethods: allowedMethods,
+    }),
     statusKeys: listOf({
       key: { type: 'string', pattern: /^[a-z0-9_.-]{1,64}$/ },
       name: text(255),
@@ -347,6 +375,7 @@ const worldSchema = {
     },
     requireWeight: { type: 'boolean', optional: true },
     requireVolume: { type: 'boolean', optional: true },
+    actionTypes: { type: 'array', optional: true, min: 1, items: { type: 'enum', values: ACTION_TYPES } },
     calendar: {
       type: 'object',
       optional: true,
@@ -413,7 +442,7 @@ const worldSchema = {
     },
   },
   models: listOf(MODEL_ENTRY_RULES),
-  tags: listOf({ id, name: text(255) }),
+  tags: listOf({ id, name: text(255), shippingMethods: allowedMethods }),
 };
 
 const checkShape = validator.compile(worldSchema);
@@ -605,8 +634,22 @@ export function validateWorld(input: unknown, stored?: StoredReferences): WorldE
         errors.push({ field: `${at}.areas[${a}]`, message: 'postalCodeFrom must not be after postalCodeTo' });
     });
   });
-  world.providers?.forEach((provider, p) =>
-    twice(errors, provider.statusKeys, (entry) => entry.key, `providers[${p}].statusKeys`, 'key'),
+  world.providers?.forEach((provider, p) => {
+    twice(errors, provider.statusKeys, (entry) => entry.key, `providers[${p}].statusKeys`, 'key');
+    const at = `providers[${p}]`;
+    references(errors, `${at}.shippingMethods`, provider.shippingMethods, shippingMethods, 'shipping method');
+    provider.departments?.forEach((department, d) =>
+      references(
+        errors,
+        `${at}.departments[${d}].shippingMethods`,
+        department.shippingMethods,
+        shippingMethods,
+        'shipping method',
+      ),
+    );
+  });
+  world.tags?.forEach((tag, t) =>
+    references(errors, `tags[${t}].shippingMethods`, tag.shippingMethods, shippingMethods, 'shipping method'),
   );
   twice(errors, world.tags, (tag) => tag.name.toLowerCase(), 'tags', 'name');
   twice(

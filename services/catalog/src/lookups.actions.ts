@@ -15,19 +15,24 @@ import {
   type ParamsOf,
   CHOICE_RULES,
   optionalRule,
+  ACTION_TYPES,
+  DEFAULT_ACTION_TYPE,
 } from '@hub/shared';
 import { pickupComment, pickupDates } from './pickup-calendar';
 import { type Directory, recordsOf } from './directory.store';
 import {
   accessoryOut,
+  bookingShipment,
   manufacturerOut,
   type NamedRecord,
   productTypeOut,
   type Reference,
   serviceLocationOut,
   serviceTypeOut,
-  type ShippingMethodRecord,
+  type ShipmentContext,
   shippingMethodOut,
+  shipsFor,
+  tagIdsOf,
 } from './reference.store';
 import {
   ACCESSORIES,
@@ -48,6 +53,11 @@ export interface LookupParams {
   productType?: string;
   serviceLocation?: number;
   clientPostalCode?: string;
+  /** shipping-methods only: what the shipment is for (see SHIPMENT_PARAMS). */
+  tags?: string;
+  serviceProviderId?: number;
+  departmentId?: number;
+  actionType?: string;
 }
 export type BookingReferenceParams = ParamsOf<typeof BOOKING_REFERENCE_PARAMS>;
 export type CheckBookingParams = ParamsOf<typeof CHECK_BOOKING_PARAMS>;
@@ -85,12 +95,27 @@ const { originatorType, bookingType, id, idOrName, postalCode } = CHOICE_RULES;
 export const OPTIONAL_BOOKING_TYPE = optionalRule(bookingType);
 
 const PICKUP_DATES_PARAMS = { shippingMethod: id, postalCode } as const;
+/** The tags of a case, comma-separated, each by id or name (routing's `tags` too). */
+export const TAGS_RULE = { type: 'string', max: 2000, optional: true } as const;
+/** The direction of a shipment, "inbound" by default (routing's `actionType` too). */
+export const ACTION_TYPE_RULE = { type: 'enum', values: ACTION_TYPES, optional: true } as const;
+/**
+ * What the shipment a partner asks shipping methods for is: its direction, and the provider,
+ * department and tags of its case, each narrowing the methods to those the world allows for it.
+ */
+const SHIPMENT_PARAMS = {
+  tags: TAGS_RULE,
+  serviceProviderId: optionalRule(id),
+  departmentId: optionalRule(id),
+  actionType: ACTION_TYPE_RULE,
+} as const;
 const BOOKING_REFERENCE_PARAMS = {
   serviceType: optionalRule(id),
   manufacturer: optionalRule(idOrName),
   productType: optionalRule(idOrName),
   serviceLocation: optionalRule(id),
   shippingMethod: optionalRule(id),
+  tags: TAGS_RULE,
 } as const;
 const CHECK_BOOKING_PARAMS = {
   partnerId: 'number|integer|positive',
@@ -114,6 +139,10 @@ const LOOKUP_CACHE_KEYS = [
   'productType',
   'serviceLocation',
   'clientPostalCode',
+  'tags',
+  'serviceProviderId',
+  'departmentId',
+  'actionType',
   '#caller.partnerId',
 ];
 
@@ -124,6 +153,8 @@ interface Resolved {
   productType?: NamedRecord;
   serviceLocation?: NamedRecord;
   options: Options;
+  /** What the shipment is for, as the parameters say (shipping-methods). */
+  shipment: ShipmentContext;
 }
 
 /** Resolves the given values against the reference data, then asks routing what stays bookable. */
@@ -142,10 +173,13 @@ async function bookable(service: LookupThis, ctx: Context<LookupParams>): Promis
   const manufacturer = resolve('manufacturer', reference.manufacturers);
   const productType = resolve('productType', reference.productTypes);
   const serviceLocation = resolve('serviceLocation', reference.serviceLocations);
+  const shipment = await shipmentOf(service, ctx.params, details);
   if (Object.keys(details).length) throw new FieldsValidationError(details);
   if (partnerId === null) return null;
   const options = await ctx.call<Options, object>('routing.options', {
     partnerId,
+    providerId: shipment.providerId ?? undefined,
+    departmentId: shipment.departmentId ?? undefined,
     originatorType: ctx.params.originatorType,
     bookingType: ctx.params.bookingType,
     serviceType: serviceType?.id,
@@ -154,7 +188,49 @@ async function bookable(service: LookupThis, ctx: Context<LookupParams>): Promis
     serviceLocation: serviceLocation?.id,
     clientPostalCode: ctx.params.clientPostalCode,
   });
-  return { reference, serviceType, manufacturer, productType, serviceLocation, options };
+  return { reference, serviceType, manufacturer, productType, serviceLocation, options, shipment };
+}
+
+/**
+ * The shipment a lookup's parameters describe. A provider, department or tag the world does not
+ * hold, or a department of another provider, is a field error; a department names its provider.
+ */
+async function shipmentOf(
+  service: LookupThis,
+  params: LookupParams,
+  details: Record<string, string[]>,
+): Promise<ShipmentContext> {
+  const { shippingRules } = await service.reference();
+  const shipment: ShipmentContext = { actionType: params.actionType ?? DEFAULT_ACTION_TYPE };
+  if (params.serviceProviderId === undefined && params.departmentId === undefined && params.tags === undefined)
+    return shipment;
+  const directory = await service.directory();
+  if (params.serviceProviderId !== undefined) {
+    if (directory.providers.has(params.serviceProviderId)) shipment.providerId = params.serviceProviderId;
+    else details.serviceProviderId = [FIELD_MESSAGES.notAnOption];
+  }
+  if (params.departmentId !== undefined) {
+    const department = directory.departments.get(params.departmentId);
+    if (!department || (params.serviceProviderId !== undefined && department.providerId !== params.serviceProviderId))
+      details.departmentId = [FIELD_MESSAGES.notAnOption];
+    else {
+      shipment.departmentId = department.id;
+      shipment.providerId = department.providerId;
+    }
+  }
+  if (params.tags !== undefined) {
+    const tagIds = tagIdsOf(shippingRules, params.tags);
+    if (tagIds === null) details.tags = [FIELD_MESSAGES.notAnOption];
+    else shipment.tagIds = tagIds;
+  }
+  return shipment;
+}
+
+/** The shipping methods a competence answer allows that may carry the shipment. */
+function shippingMethodsFor(reference: Reference, allowed: number[] | null, shipment: ShipmentContext) {
+  return narrow(reference.shippingMethods, allowed, undefined).filter((method) =>
+    shipsFor(method, reference.shippingRules, shipment),
+  );
 }
 
 /** Records still bookable, narrowed to the one the caller named, if any. */
@@ -180,7 +256,7 @@ const lookupParams = (required: Record<string, unknown> = {}) => ({
 });
 
 /** The API reference's words for a lookup. */
-type LookupReference = Pick<ActionSchema, 'summary' | 'response'>;
+type LookupReference = Pick<ActionSchema, 'summary' | 'response' | 'description'>;
 
 /** What every spec 4.1 lookup says beyond its summary. */
 const LOOKUP_DESCRIPTION =
@@ -189,14 +265,14 @@ const LOOKUP_DESCRIPTION =
 /** A spec 4.1 lookup: what the calling partner may still book with the parameters given. */
 const bookableLookup = (
   path: string,
-  { summary, response }: LookupReference,
+  { summary, response, description = LOOKUP_DESCRIPTION }: LookupReference,
   params: ActionSchema['params'],
   answer: (found: Resolved) => unknown[],
 ): ActionSchema => ({
   rest: `GET /v3/${path}`,
   access: ACCESS.PARTNER,
   summary,
-  description: LOOKUP_DESCRIPTION,
+  description,
   response,
   cache: { keys: LOOKUP_CACHE_KEYS },
   params,
@@ -243,10 +319,14 @@ export const lookupActions: ServiceActionsSchema = {
 
   shippingMethods: bookableLookup(
     'shipping-methods',
-    { summary: 'Shipping methods the partner can book for a combination', response: SHIPPING_METHODS },
-    lookupParams({ ...locationParams, serviceLocation: id }),
-    ({ reference, options }) =>
-      narrow(reference.shippingMethods, options.shippingMethods, undefined).map(shippingMethodOut),
+    {
+      summary: 'Shipping methods the partner can book for a combination and shipment',
+      description: `${LOOKUP_DESCRIPTION} \`actionType\` is the direction of the shipment (\`inbound\` to the workshop, the default, or \`outbound\` back from it): only methods that ship that way are answered. \`serviceProviderId\` and \`departmentId\` keep only the partner's competences for that provider or department and the methods the world allows it (a department implies its provider); \`tags\` (comma-separated ids or names, case-sensitive) keeps the methods every tag allows. An unknown provider, department or tag, or a department of another provider, is a 400 naming the field.`,
+      response: SHIPPING_METHODS,
+    },
+    lookupParams({ ...locationParams, serviceLocation: id, ...SHIPMENT_PARAMS }),
+    ({ reference, options, shipment }) =>
+      shippingMethodsFor(reference, options.shippingMethods, shipment).map(shippingMethodOut),
   ),
 
   accessories: {
@@ -296,12 +376,13 @@ export const lookupActions: ServiceActionsSchema = {
 
   /**
    * Internal: the records a booking names, each by id (manufacturer and product type also by
-   * name or alias) or null when unknown. The shipping method also says whether weight and
+   * name or alias) or null when unknown; `tagIds` the tags a comma-separated list names (null:
+   * one is unknown). The shipping method also says whether weight and
    * volume are required; product and service type properties carry the conditional flags.
    */
   bookingReference: {
     visibility: 'public',
-    cache: { keys: ['serviceType', 'manufacturer', 'productType', 'serviceLocation', 'shippingMethod'] },
+    cache: { keys: ['serviceType', 'manufacturer', 'productType', 'serviceLocation', 'shippingMethod', 'tags'] },
     params: BOOKING_REFERENCE_PARAMS,
     async handler(this: LookupThis, ctx: Context<BookingReferenceParams>) {
       const reference = await this.reference();
@@ -316,6 +397,7 @@ export const lookupActions: ServiceActionsSchema = {
       const serviceLocation = byId(reference.serviceLocations, params.serviceLocation);
       const shippingMethod = byId(reference.shippingMethods, params.shippingMethod);
       return {
+        tagIds: params.tags === undefined ? undefined : tagIdsOf(reference.shippingRules, params.tags),
         serviceType: serviceType && serviceTypeOut(serviceType),
         manufacturer: manufacturer && manufacturerOut(manufacturer),
         productType: productType && productTypeOut(productType),
@@ -399,7 +481,11 @@ export const lookupActions: ServiceActionsSchema = {
         shippingMethods:
           offered.shippingMethods === undefined
             ? null
-            : narrow(reference.shippingMethods, offered.shippingMethods, undefined).map((method) => ({
+            : shippingMethodsFor(
+                reference,
+                offered.shippingMethods,
+                bookingShipment(forced[0]?.id ?? chosen?.providerId, forced.length ? null : departmentId),
+              ).map((method) => ({
                 ...shippingMethodOut(method),
                 requireWeight: method.requireWeight,
                 requireVolume: method.requireVolume,
@@ -435,17 +521,23 @@ export const lookupActions: ServiceActionsSchema = {
     },
   },
 
-  /** Internal: shipping method records by id, all of them for null (routing's answer). */
+  /**
+   * Internal: the shipping method records of the given ids (all of them for null) that may carry
+   * the shipment (routing's answer).
+   */
   shippingMethodsById: {
     visibility: 'public',
-    cache: { keys: ['ids'] },
-    params: { ids: { type: 'array', items: 'number|integer', nullable: true } },
-    async handler(this: LookupThis, ctx: Context<{ ids: number[] | null }>) {
-      const { shippingMethods } = await this.reference();
-      const { ids } = ctx.params;
-      return shippingMethods
-        .filter((record: ShippingMethodRecord) => ids === null || ids.includes(record.id))
-        .map(shippingMethodOut);
+    cache: { keys: ['ids', 'actionType', 'providerId', 'departmentId', 'tagIds'] },
+    params: {
+      ids: { type: 'array', items: 'number|integer', nullable: true },
+      actionType: { type: 'enum', values: ACTION_TYPES },
+      providerId: { type: 'number', integer: true, optional: true, nullable: true },
+      departmentId: { type: 'number', integer: true, optional: true, nullable: true },
+      tagIds: { type: 'array', items: 'number|integer', optional: true },
+    },
+    async handler(this: LookupThis, ctx: Context<{ ids: number[] | null } & ShipmentContext>) {
+      const { ids, ...shipment } = ctx.params;
+      return shippingMethodsFor(await this.reference(), ids, shipment).map(shippingMethodOut);
     },
   },
 };

@@ -4,7 +4,7 @@
  * lookup records. Manufacturers and product types are also found by name or alias.
  */
 import type { Knex } from 'knex';
-import type { World, WorldShippingMethod } from '@hub/shared';
+import { DEFAULT_ACTION_TYPE, type World, type WorldShippingMethod } from '@hub/shared';
 
 export interface NamedRecord {
   id: number;
@@ -26,7 +26,28 @@ export interface ShippingMethodRecord {
   properties: { requirePickupDate: boolean; goodsTypeList: string[] | null };
   requireWeight: boolean;
   requireVolume: boolean;
+  /** The directions it ships in; null: every direction. */
+  actionTypes: string[] | null;
   calendar: WorldShippingMethod['calendar'] | null;
+}
+
+/** The shipping methods one provider, department or tag allows; null: any. */
+type Allowed = number[] | null;
+
+/** Which shipping methods the providers, departments and case tags of the world allow. */
+export interface ShippingRules {
+  providers: Map<number, Allowed>;
+  departments: Map<number, Allowed>;
+  /** Every case tag, by name as cases carry it (case-sensitive), with what it allows. */
+  tags: Array<{ id: number; name: string; shippingMethods: Allowed }>;
+}
+
+/** What a shipment is for: its direction, and the provider, department and tags of its case. */
+export interface ShipmentContext {
+  actionType: string;
+  providerId?: number | null;
+  departmentId?: number | null;
+  tagIds?: number[];
 }
 
 export interface Reference {
@@ -36,6 +57,7 @@ export interface Reference {
   serviceLocations: NamedRecord[];
   accessories: AccessoryRecord[];
   shippingMethods: ShippingMethodRecord[];
+  shippingRules: ShippingRules;
 }
 
 export type NamedKind = 'manufacturers' | 'serviceTypes' | 'productTypes' | 'serviceLocations';
@@ -67,8 +89,8 @@ async function loadNamed(knex: Knex, kind: NamedKind): Promise<NamedRecord[]> {
 }
 
 export async function loadReference(knex: Knex): Promise<Reference> {
-  const [manufacturers, serviceTypes, productTypes, serviceLocations, accessories, shippingMethods] = await Promise.all(
-    [
+  const [manufacturers, serviceTypes, productTypes, serviceLocations, accessories, shippingMethods, rules] =
+    await Promise.all([
       loadNamed(knex, 'manufacturers'),
       loadNamed(knex, 'serviceTypes'),
       loadNamed(knex, 'productTypes'),
@@ -83,11 +105,16 @@ export async function loadReference(knex: Knex): Promise<Reference> {
           properties: ShippingMethodRecord['properties'];
           require_weight: boolean;
           require_volume: boolean;
+          action_types: string[] | null;
           calendar: ShippingMethodRecord['calendar'];
         }>
       >,
-    ],
-  );
+      knex('catalog.shipping_method_rules').orderBy(['kind', 'owner_id']) as Promise<
+        Array<{ kind: RuleKind; owner_id: number; name: string | null; shipping_methods: Allowed }>
+      >,
+    ]);
+  const ruleMap = (kind: RuleKind) =>
+    new Map(rules.filter((row) => row.kind === kind).map((row) => [row.owner_id, row.shipping_methods]));
   return {
     manufacturers,
     serviceTypes,
@@ -100,9 +127,56 @@ export async function loadReference(knex: Knex): Promise<Reference> {
       properties: row.properties,
       requireWeight: row.require_weight,
       requireVolume: row.require_volume,
+      actionTypes: row.action_types ?? null,
       calendar: row.calendar ?? null,
     })),
+    shippingRules: {
+      providers: ruleMap('provider'),
+      departments: ruleMap('department'),
+      tags: rules
+        .filter((row) => row.kind === 'tag')
+        .map((row) => ({ id: row.owner_id, name: row.name ?? '', shippingMethods: row.shipping_methods })),
+    },
   };
+}
+
+type RuleKind = 'provider' | 'department' | 'tag';
+
+/**
+ * Whether a shipping method may carry a shipment: it ships in that direction, and the case's
+ * provider, department and every tag of the case allow it.
+ */
+export function shipsFor(method: ShippingMethodRecord, rules: ShippingRules, shipment: ShipmentContext): boolean {
+  const allows = (allowed: Allowed | undefined) => !allowed || allowed.includes(method.id);
+  return (
+    (method.actionTypes === null || method.actionTypes.includes(shipment.actionType)) &&
+    (shipment.providerId == null || allows(rules.providers.get(shipment.providerId))) &&
+    (shipment.departmentId == null || allows(rules.departments.get(shipment.departmentId))) &&
+    (shipment.tagIds ?? []).every((tagId) => allows(rules.tags.find((tag) => tag.id === tagId)?.shippingMethods))
+  );
+}
+
+/** A booking's own shipment: inbound, to the provider and department routing chose. */
+export const bookingShipment = (providerId?: number | null, departmentId?: number | null): ShipmentContext => ({
+  actionType: DEFAULT_ACTION_TYPE,
+  providerId,
+  departmentId,
+});
+
+/**
+ * The tags a comma-separated list names, each by id or by name (case-sensitive, as cases carry
+ * them); null when one of them is no tag of the world.
+ */
+export function tagIdsOf(rules: ShippingRules, list: string): number[] | null {
+  const ids: number[] = [];
+  for (const item of list.split(',').map((part) => part.trim()).filter(Boolean)) {
+    const tag = /^\d+$/.test(item)
+      ? rules.tags.find((entry) => entry.id === Number(item))
+      : rules.tags.find((entry) => entry.name === item);
+    if (!tag) return null;
+    ids.push(tag.id);
+  }
+  return ids;
 }
 
 export const manufacturerOut = (record: NamedRecord) => ({
@@ -151,7 +225,45 @@ export async function applyReference(trx: Knex.Transaction, world: World): Promi
     properties: JSON.stringify(entry.properties),
     require_weight: entry.requireWeight ?? false,
     require_volume: entry.requireVolume ?? false,
+    action_types: json(entry.actionTypes),
     calendar: json(entry.calendar),
   }));
   if (shippingMethods.length) await trx('catalog.shipping_methods').insert(shippingMethods).onConflict('id').merge();
+  await applyShippingRules(trx, world);
+}
+
+/**
+ * A provider, department or tag entry that has `shippingMethods` replaces what it allows; one
+ * without the key keeps it. Every tag is kept by name, so lookups can read the tags a partner names.
+ */
+async function applyShippingRules(trx: Knex.Transaction, world: World): Promise<void> {
+  const owners: Array<{ kind: RuleKind; id: number; name?: string; shippingMethods?: Allowed }> = [
+    ...(world.providers ?? []).flatMap((provider) => [
+      { kind: 'provider' as const, id: provider.id, shippingMethods: provider.shippingMethods },
+      ...(provider.departments ?? []).map((department) => ({
+        kind: 'department' as const,
+        id: department.id,
+        shippingMethods: department.shippingMethods,
+      })),
+    ]),
+    ...(world.tags ?? []).map((tag) => ({
+      kind: 'tag' as const,
+      id: tag.id,
+      name: tag.name,
+      shippingMethods: tag.shippingMethods,
+    })),
+  ];
+  for (const owner of owners) {
+    if (owner.kind !== 'tag' && owner.shippingMethods === undefined) continue;
+    const kept = owner.shippingMethods === undefined ? ['name'] : ['name', 'shipping_methods'];
+    await trx('catalog.shipping_method_rules')
+      .insert({
+        kind: owner.kind,
+        owner_id: owner.id,
+        name: owner.name ?? null,
+        shipping_methods: json(owner.shippingMethods),
+      })
+      .onConflict(['kind', 'owner_id'])
+      .merge(kept);
+  }
 }

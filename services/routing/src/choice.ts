@@ -46,6 +46,9 @@ export interface RouteInput {
   serviceLocation?: number;
   /** Every name the case's model is known by (its registry name and what the case sent). */
   modelNames?: string[];
+  /** Only competences of this provider, of this department (a lookup for one provider's shipping). */
+  providerId?: number;
+  departmentId?: number;
 }
 
 type ListDimension =
@@ -113,6 +116,8 @@ function acceptsParams(competence: Competence, input: RouteInput): boolean {
     listAccepts(competence.manufacturers, input.manufacturer) &&
     listAccepts(competence.productTypes, input.productType) &&
     listAccepts(competence.serviceLocations, input.serviceLocation) &&
+    (input.providerId === undefined || competence.providerId === input.providerId) &&
+    (input.departmentId === undefined || competence.departmentId === input.departmentId) &&
     (input.clientPostalCode === undefined ||
       competence.postalCodes === null ||
       competence.postalCodes.some((range) => postalCodeInRange(input.clientPostalCode!, range)))

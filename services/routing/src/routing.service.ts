@@ -24,6 +24,8 @@ import {
   RetentionMixin,
   CHOICE_RULES,
   optionalRule,
+  ACTION_TYPES,
+  DEFAULT_ACTION_TYPE,
 } from '@hub/shared';
 import { type Choice, choose, type Competence, narrowBooking, type Offered, options, type RouteInput } from './choice';
 import { applyCompetences, findCompetences } from './competences.store';
@@ -64,6 +66,7 @@ interface BookingReferenceOut {
   manufacturer: NamedOut | null;
   productType: NamedOut | null;
   serviceLocation: NamedOut | null;
+  tagIds?: number[] | null;
 }
 interface ResolvedModel {
   id: number;
@@ -86,6 +89,9 @@ const ROUTING_PARAMS = {
   clientPostalCode: optionalRule(CHOICE_RULES.postalCode),
   serviceLocation: optionalRule(CHOICE_RULES.id),
   model: optionalRule(CHOICE_RULES.model),
+  // What the answer's shippingMethods are for: the shipment's direction and the case's tags.
+  actionType: { type: 'enum', values: ACTION_TYPES, optional: true },
+  tags: { type: 'string', max: 2000, optional: true },
 } as const;
 const ROUTE_PARAMS = { partnerId: 'number|integer|positive', ...ROUTING_PARAMS } as const;
 /** A case's choice as ids, after the catalog resolved its names. */
@@ -98,6 +104,9 @@ const OPTIONS_PARAMS = {
   productType: optionalRule(CHOICE_RULES.id),
   clientPostalCode: ROUTING_PARAMS.clientPostalCode,
   serviceLocation: optionalRule(CHOICE_RULES.id),
+  // Only the competences of this provider or department count (a shipping-methods lookup for one).
+  providerId: optionalRule(CHOICE_RULES.id),
+  departmentId: optionalRule(CHOICE_RULES.id),
 } as const;
 const DECIDE_PARAMS = { ...OPTIONS_PARAMS, model: ROUTING_PARAMS.model, route: 'boolean' } as const;
 
@@ -132,7 +141,7 @@ const RoutingService: ServiceSchema<ServiceSettingSchema, RoutingThis> = {
       access: ACCESS.PARTNER,
       summary: 'The provider that takes a case',
       description:
-        "Chooses among the calling partner's competences for the case parameters given, as a booking would. When the parameters cannot decide yet, a 400 `Not enough data` names the ones needed (`paramsNeeded`); when no competence can take the case, a 404 `Can't process this case`.",
+        "Chooses among the calling partner's competences for the case parameters given, as a booking would. When the parameters cannot decide yet, a 400 `Not enough data` names the ones needed (`paramsNeeded`); when no competence can take the case, a 404 `Can't process this case`. `shippingMethods` are the chosen competence's methods that its provider and department allow, that ship in the direction `actionType` names (`inbound` to the workshop, the default, or `outbound` back from it) and that every tag in `tags` allows (comma-separated ids or names, case-sensitive; an unknown tag is a 400 naming `tags`).",
       response: ROUTING_ANSWER,
       params: ROUTING_PARAMS,
       handler(this: RoutingThis, ctx: Context<RoutingParams>) {
@@ -145,17 +154,19 @@ const RoutingService: ServiceSchema<ServiceSettingSchema, RoutingThis> = {
       visibility: 'public',
       params: ROUTE_PARAMS,
       async handler(this: RoutingThis, ctx: Context<RouteParams>) {
-        const { partnerId, model, ...given } = ctx.params;
+        const { partnerId, model, actionType = DEFAULT_ACTION_TYPE, tags, ...given } = ctx.params;
         const reference = await ctx.call<BookingReferenceOut, object>('catalog.bookingReference', {
           serviceType: given.serviceType,
           manufacturer: given.manufacturer,
           productType: given.productType,
           serviceLocation: given.serviceLocation,
+          tags,
         });
         const details: Record<string, string[]> = {};
         for (const field of ['serviceType', 'manufacturer', 'productType', 'serviceLocation'] as const) {
           if (given[field] !== undefined && reference[field] === null) details[field] = [FIELD_MESSAGES.notAnOption];
         }
+        if (reference.tagIds === null) details.tags = [FIELD_MESSAGES.notAnOption];
         if (Object.keys(details).length) throw new FieldsValidationError(details);
 
         const input: RouteInput = {
@@ -178,7 +189,13 @@ const RoutingService: ServiceSchema<ServiceSettingSchema, RoutingThis> = {
             partnerIds: [partnerId],
             providerIds: [chosen.providerId],
           }),
-          ctx.call<unknown[], object>('catalog.shippingMethodsById', { ids: chosen.shippingMethods }),
+          ctx.call<unknown[], object>('catalog.shippingMethodsById', {
+            ids: chosen.shippingMethods,
+            actionType,
+            providerId: chosen.providerId,
+            departmentId: chosen.departmentId,
+            tagIds: reference.tagIds ?? [],
+          }),
         ]);
         const [partner] = parties.partners;
         const [provider] = parties.providers;
@@ -239,6 +256,8 @@ const RoutingService: ServiceSchema<ServiceSettingSchema, RoutingThis> = {
           'productType',
           'clientPostalCode',
           'serviceLocation',
+          'providerId',
+          'departmentId',
         ],
       },
       params: OPTIONS_PARAMS,
