@@ -155,7 +155,7 @@ export const statusActions: ServiceActionsSchema = {
     access: ACCESS.PARTNER_PROVIDER,
     summary: 'Status notifications of a case',
     description:
-      "The provider's status keys the consumer can be told of, each with the channels it has and whether the case's `orderData.notifications` turns them on.",
+      "The status keys the case can take (as the caller sees keys), each with the channels the consumer can be told of it by (`smsNotificationAvailable`, `emailNotificationAvailable`: the provider's status keys in the world file) and whether the case wants it told by each (`smsNotificationEnabled`, `emailNotificationEnabled`: the case's `orderData.notifications`, true for a key or channel it does not name). A notification goes out by a channel that is both available and enabled.",
     response: NOTIFICATIONS,
     params: { guid: GUID_PARAM },
     async handler(this: BookingThis, ctx: Context<{ guid: string }, CallerMeta>) {
@@ -163,14 +163,20 @@ export const statusActions: ServiceActionsSchema = {
       const rules = await statusRulesFor(this.statusRules, caller);
       const row = await caseRowFor(this.db.knex, caller, ctx.params.guid);
       const chosen = (row.order_data.notifications ?? {}) as CaseNotificationsIn;
-      // The case's orderData.notifications says, per key, whether it goes out by sms and email;
-      // only by a channel the key has.
+      // The case's orderData.notifications says, per key, whether it wants each channel; "by
+      // default, we assume that all notifications are allowed" (the documentation's Data types).
       return {
-        data: notifiableKeys(await providerStatusKeys(this.db.knex, row.service_provider_id), rules).map((entry) => ({
-          ...entry,
-          smsEnabled: entry.smsAvailable && chosen[entry.key]?.sms === true,
-          emailEnabled: entry.emailAvailable && chosen[entry.key]?.email === true,
-        })),
+        data: notifiableKeys(await providerStatusKeys(this.db.knex, row.service_provider_id), rules).map(
+          ({ key, name, description, smsAvailable, emailAvailable }) => ({
+            key,
+            name,
+            description,
+            smsNotificationAvailable: smsAvailable,
+            emailNotificationAvailable: emailAvailable,
+            smsNotificationEnabled: chosen[key]?.sms ?? true,
+            emailNotificationEnabled: chosen[key]?.email ?? true,
+          }),
+        ),
       };
     },
   },

@@ -374,20 +374,20 @@ describe('GET /api/v3/case/notifications', () => {
       ]);
     }
     const svea = await hub.request('GET', `/api/v3/case/notifications?guid=${tryggCase}`, { token: DEMO_TOKENS.trygg });
-    // No channel is on for a case whose orderData.notifications chooses none.
-    const off = { smsEnabled: false, emailEnabled: false };
-    const chosen = ({ key, name, smsEnabled, emailEnabled }: Record<string, unknown>) => ({
+    // "By default, we assume that all notifications are allowed": a case that chooses none wants every one.
+    const on = { smsNotificationEnabled: true, emailNotificationEnabled: true };
+    const chosen = ({ key, name, smsNotificationEnabled, emailNotificationEnabled }: Record<string, unknown>) => ({
       key,
       name,
-      smsEnabled,
-      emailEnabled,
+      smsNotificationEnabled,
+      emailNotificationEnabled,
     });
     expect(svea.body.data.map(chosen)).toEqual([
-      { key: 'registered', name: 'Registrerad', ...off },
-      { key: 'arrived', name: 'Ankommen', ...off },
-      { key: 'in_repair', name: 'Under reparation', ...off },
-      { key: 'final', name: 'Klar', ...off },
-      { key: 'cancelled', name: 'Avbruten', ...off },
+      { key: 'registered', name: 'Registrerad', ...on },
+      { key: 'arrived', name: 'Ankommen', ...on },
+      { key: 'in_repair', name: 'Under reparation', ...on },
+      { key: 'final', name: 'Klar', ...on },
+      { key: 'cancelled', name: 'Avbruten', ...on },
     ]);
   });
 
@@ -399,21 +399,45 @@ describe('GET /api/v3/case/notifications', () => {
       key: 'registered',
       name: 'Registered',
       description: 'The case is registered at the workshop',
-      smsAvailable: false,
-      emailAvailable: true,
+      smsNotificationAvailable: false,
+      emailNotificationAvailable: true,
     });
-    expect(response.body.data[1]).toMatchObject({ key: 'arrived', smsAvailable: true, emailAvailable: true });
-    expect(response.body.data[2]).toMatchObject({ key: 'diagnosed', smsAvailable: false, emailAvailable: false });
+    expect(response.body.data[1]).toMatchObject({
+      key: 'arrived',
+      smsNotificationAvailable: true,
+      emailNotificationAvailable: true,
+    });
+    expect(response.body.data[2]).toMatchObject({
+      key: 'diagnosed',
+      smsNotificationAvailable: false,
+      emailNotificationAvailable: false,
+    });
+    for (const entry of response.body.data) {
+      expect(Object.keys(entry).sort()).toEqual([
+        'description',
+        'emailNotificationAvailable',
+        'emailNotificationEnabled',
+        'key',
+        'name',
+        'smsNotificationAvailable',
+        'smsNotificationEnabled',
+      ]);
+    }
   });
 
-  it('turns a channel on only where the key has it, whatever the case chose', async () => {
+  it("answers what the case chose for each channel, apart from whether the key has that channel", async () => {
     const guid = await bookCase(hub, DEMO_TOKENS.elkjop, {
-      orderData: { notifications: { diagnosed: { sms: true, email: true }, arrived: { sms: true, email: true } } },
+      orderData: { notifications: { diagnosed: { sms: true, email: true }, arrived: { sms: false, email: true } } },
     });
     const response = await hub.request('GET', `/api/v3/case/notifications?guid=${guid}`, { token: DEMO_TOKENS.elkjop });
     const byKey = Object.fromEntries(response.body.data.map((entry: { key: string }) => [entry.key, entry]));
-    expect(byKey.diagnosed).toMatchObject({ smsEnabled: false, emailEnabled: false });
-    expect(byKey.arrived).toMatchObject({ smsEnabled: true, emailEnabled: true });
+    expect(byKey.diagnosed).toMatchObject({
+      smsNotificationAvailable: false,
+      emailNotificationAvailable: false,
+      smsNotificationEnabled: true,
+      emailNotificationEnabled: true,
+    });
+    expect(byKey.arrived).toMatchObject({ smsNotificationEnabled: false, emailNotificationEnabled: true });
   });
 
   it('is a 404 for another party and a 403 for admins', async () => {

