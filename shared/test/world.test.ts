@@ -30,6 +30,35 @@ describe('validateWorld', () => {
     ]);
   });
 
+  it('takes the shipping methods a provider, a department and a tag allow, and the directions a method ships in', () => {
+    const method = { id: 1, name: 'Post', properties: { requirePickupDate: false, goodsTypeList: null } };
+    const world = (extra: Partial<World>): World => ({
+      shippingMethods: [{ ...method, actionTypes: ['outbound'] }],
+      providers: [{ id: 1, name: 'P', shippingMethods: [1], departments: [{ id: 2, name: 'D', shippingMethods: null }] }],
+      tags: [{ id: 3, name: 'T', shippingMethods: [1] }],
+      ...extra,
+    });
+    expect(validateWorld(world({}))).toEqual([]);
+    expect(
+      validateWorld(
+        world({
+          providers: [{ id: 1, name: 'P', shippingMethods: [9], departments: [{ id: 2, name: 'D', shippingMethods: [8] }] }],
+          tags: [{ id: 3, name: 'T', shippingMethods: [7] }],
+        }),
+      ),
+    ).toEqual([
+      { field: 'providers[0].shippingMethods[0]', message: 'shipping method 9 is not in the world' },
+      { field: 'providers[0].departments[0].shippingMethods[0]', message: 'shipping method 8 is not in the world' },
+      { field: 'tags[0].shippingMethods[0]', message: 'shipping method 7 is not in the world' },
+    ]);
+    expect(validateWorld({ shippingMethods: [{ ...method, actionTypes: ['sideways'] }] })).toEqual([
+      expect.objectContaining({ field: 'shippingMethods[0].actionTypes[0]' }),
+    ]);
+    expect(validateWorld({ shippingMethods: [{ ...method, actionTypes: [] }] })).toEqual([
+      expect.objectContaining({ field: 'shippingMethods[0].actionTypes' }),
+    ]);
+  });
+
   it('refuses unknown keys instead of ignoring a typo', () => {
     expect(validateWorld({ partner: [] })).toEqual([expect.objectContaining({ field: 'partner' })]);
   });
