@@ -4,6 +4,7 @@
  */
 import { DEMO_TOKENS, type TestHub } from '../../support/hub';
 import { sendDocumented, startDocsHub } from './documented';
+import { documentedExample, documentedShape } from './reference';
 
 let hub: TestHub;
 beforeAll(async () => {
@@ -13,56 +14,35 @@ afterAll(() => hub?.stop());
 
 const partner = DEMO_TOKENS.elkjop;
 
+const PAGE = 'Booking';
+const CREATE = 'POST /api/v3/case/create';
+const VALIDATE = 'POST /api/v3/case/validate';
+
 /**
- * The page's case/create example on the demo world's Apple laptop (serviceType 2, manufacturer 1,
- * productType 2, location 1), with a serial (the demo world's laptops need one), the shipping
- * method the demo case uses (the one the hub would assign needs a weight) and the partnerSpecific
- * slug Elkjøp's.
+ * The page's case/create example, read from the page, on the demo world's Apple laptop
+ * (serviceType 2, manufacturer 1, productType 2, location 1): with a serial (the demo world's
+ * laptops need one), the shipping method the demo case uses (the one the hub would assign needs
+ * a weight), Elkjøp's partnerSpecific slug and accessories, and a client postal code Elkjøp's
+ * competences route.
  */
 export function documentedCreateExample(): Record<string, any> {
+  const example = documentedExample(PAGE, CREATE, 'Example') as Record<string, any>;
+  const { partnerSpecific } = example.orderData;
   return {
+    ...example,
     serviceType: 2,
     manufacturer: 1,
     productType: 2,
     location: 1,
     shipping: 3,
-    orderData: {
-      consents: { ConsentTerms: true, ConsentRepair: true, ConsentOffers: false },
-      infocareSesamOriginator: 'OtherSE',
-      partnerSpecific: {
-        elkjop: { acmeUniqueStringProperty: 'text', acmeUniqueFloatProperty: 5.1, acmeUniqueBoolProperty: true },
-      },
-    },
+    orderData: { ...example.orderData, partnerSpecific: { elkjop: Object.values(partnerSpecific)[0] } },
     productData: {
-      model: 'iTest 10+',
+      ...example.productData,
       serial: 'C02XK0AAJG5H',
-      accessory: { '1': true, '4': true, '6': false },
-      otherAccessory: 'Accessory(ies) without ID in free text',
-      password: '1345',
-      problemText: 'Picture/sound problems / Bad picture. Is periodic or constant?: Periodic',
+      accessory: Object.fromEntries(
+        Object.values(example.productData.accessory).slice(0, 3).map((chosen, index) => [[1, 4, 6][index], chosen]),
+      ),
     },
-    customer: {
-      type: 1,
-      organizationName: 'Test LTD',
-      organizationNumber: '64236482764',
-      mobile: '234234324',
-      email: 'test@test.com',
-      address: 'test',
-      postalCode: '1234',
-      city: 'test',
-    },
-    consumer: {
-      type: 0,
-      firstName: 'John',
-      lastName: 'Doe',
-      mobile: '234234324',
-      email: 'test@test.com',
-      address: 'test',
-      postalCode: '1145',
-      city: 'test',
-    },
-    originatorType: 'private',
-    bookingType: 'companyToPrivate',
     clientPostalCode: '0150',
   };
 }
@@ -72,7 +52,7 @@ describe('POST /api/v3/case/validate', () => {
     await sendDocumented(
       hub,
       { method: 'POST', path: '/api/v3/case/validate', token: partner, body: documentedCreateExample() },
-      { status: 200, shape: { data: { result: true } } },
+      { status: 200, shape: documentedShape(PAGE, VALIDATE, 'Output') },
     );
   });
 
@@ -85,17 +65,18 @@ describe('POST /api/v3/case/validate', () => {
       { method: 'POST', path: '/api/v3/case/validate', token: partner, body },
       {
         status: 400,
-        shape: {
-          error: {
-            message: 'Fields validation failed',
-            details: {
-              'productData.password': ['Field is required'],
-              location: ['Value is not present in possible options'],
-            },
-          },
-        },
+        // The page's example names four fields; this body gets two of them wrong.
+        shape: documentedShape(PAGE, VALIDATE, 'Output', {
+          index: 1,
+          replace: { 'error.details': { 'productData.password': ['Field is required'], location: ['Wrong'] } },
+        }),
       },
     );
+    const documented = documentedExample(PAGE, VALIDATE, 'Output', 1) as { error: { details: Record<string, string[]> } };
+    expect(res.body.error.details).toMatchObject({
+      'productData.password': documented.error.details['productData.password'],
+      location: documented.error.details.location,
+    });
     expect(res.body.error.message).toBe('Fields validation failed');
   });
 });
@@ -105,7 +86,7 @@ describe('POST /api/v3/case/create', () => {
     const res = await sendDocumented(
       hub,
       { method: 'POST', path: '/api/v3/case/create', token: partner, body: documentedCreateExample() },
-      { status: 200, shape: { guid: '69b0e17f-eeb9-4834-b809-60b015054c0d' } },
+      { status: 200, shape: documentedShape(PAGE, CREATE, 'Output') },
     );
     expect(res.body).not.toHaveProperty('id');
   });
@@ -119,7 +100,7 @@ describe('POST /api/v3/case/create', () => {
         token: partner,
         body: { ...documentedCreateExample(), trackingId: 'docs-booking-1' },
       },
-      { status: 200, shape: { guid: '69b0e17f-eeb9-4834-b809-60b015054c0d' } },
+      { status: 200, shape: documentedShape(PAGE, CREATE, 'Output') },
     );
     const found = await sendDocumented(
       hub,

@@ -4,7 +4,8 @@
  */
 import { bookCase, caseBody } from '../../support/cases';
 import { DEMO_TOKENS, type TestHub } from '../../support/hub';
-import { CONTACT_DATA, expectShape, startDocsHub } from './documented';
+import { expectShape, startDocsHub } from './documented';
+import { CONTACT_DATA } from './reference';
 
 let hub: TestHub;
 let guid: string;

@@ -5,6 +5,7 @@
 import { bookCase } from '../../support/cases';
 import { DEMO_TOKENS, type TestHub } from '../../support/hub';
 import { sendDocumented, startDocsHub } from './documented';
+import { documentedExample, documentedShape } from './reference';
 
 let hub: TestHub;
 let guid: string;
@@ -17,21 +18,10 @@ afterAll(() => hub?.stop());
 const partner = DEMO_TOKENS.elkjop;
 const provider = DEMO_TOKENS.nrc;
 
-/** A case message as the page documents it. */
-const MESSAGE = {
-  id: 1,
-  caseId: 7748,
-  guid: '1e0abcb7-b94c-4072-a9c0-37072a1ef015',
-  senderAccountId: 1009,
-  senderType: 'partner',
-  content: 'Test message',
-  type: 'serviceComment',
-  externalId: 'test-42',
-  confirmedAt: null,
-  createdAt: '2017-07-26T14:02:02.170Z',
-  updatedAt: '2017-07-26T14:02:02.170Z',
-  declaredAt: '2017-07-25T10:12:54.003Z',
-};
+const PAGE = 'Messages';
+const CREATE = 'POST /api/v3/case-messages/create';
+const LIST = 'GET /api/v3/case-messages';
+const CONFIRM = 'POST /api/v3/case-messages/confirm';
 
 describe('POST /api/v3/case-messages/create', () => {
   it('answers the documented message record', async () => {
@@ -41,15 +31,9 @@ describe('POST /api/v3/case-messages/create', () => {
         method: 'POST',
         path: '/api/v3/case-messages/create',
         token: partner,
-        body: {
-          guid,
-          content: 'Test message',
-          type: 'serviceComment',
-          declaredAt: '2017-07-25T10:12:54.003Z',
-          externalId: 'test-42',
-        },
+        body: { ...(documentedExample(PAGE, CREATE, 'Example') as object), guid },
       },
-      { status: 200, shape: MESSAGE },
+      { status: 200, shape: documentedShape(PAGE, CREATE, 'Output') },
     );
     expect(res.body).toMatchObject({ guid, senderType: 'partner', externalId: 'test-42' });
   });
@@ -63,7 +47,7 @@ describe('POST /api/v3/case-messages/create', () => {
         token: partner,
         body: { content: 'x', type: 'serviceComment' },
       },
-      { status: 400, shape: { error: { message: 'child "guid" fails because ["guid" is required]' } } },
+      { status: 400, shape: documentedShape(PAGE, CREATE, 'Error message') },
     );
     expect(res.body.error.message).toEqual(expect.any(String));
   });
@@ -74,11 +58,7 @@ describe('GET /api/v3/case-messages', () => {
     const res = await sendDocumented(
       hub,
       { method: 'GET', path: `/api/v3/case-messages?guid=${guid}`, token: provider },
-      {
-        status: 200,
-        shape: [{ ...MESSAGE, externalId: MESSAGE.externalId, confirmedAt: null }],
-        options: { nullable: ['[].externalId'] },
-      },
+      { status: 200, shape: documentedShape(PAGE, LIST, 'Output'), options: { nullable: ['[].externalId'] } },
     );
     expect(res.body.length).toBeGreaterThan(0);
   });
@@ -90,7 +70,7 @@ describe('POST /api/v3/case-messages/confirm', () => {
     const res = await sendDocumented(
       hub,
       { method: 'POST', path: '/api/v3/case-messages/confirm', token: provider, body: [message.id, 2147483000] },
-      { status: 200, shape: { success: true, errors: [{ id: 11, message: 'Not found' }], data: {} } },
+      { status: 200, shape: documentedShape(PAGE, CONFIRM, 'Error handling') },
     );
     expect(res.body.errors).toEqual([{ id: 2147483000, message: 'Not found' }]);
   });
@@ -99,7 +79,7 @@ describe('POST /api/v3/case-messages/confirm', () => {
     await sendDocumented(
       hub,
       { method: 'POST', path: '/api/v3/case-messages/confirm', token: provider, body: ['x'] },
-      { status: 400, shape: { error: { message: '"value" at position 0 fails because ["0" must be a number]' } } },
+      { status: 400, shape: documentedShape(PAGE, CONFIRM, 'Error handling', { index: 1 }) },
     );
   });
 });

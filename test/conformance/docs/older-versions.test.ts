@@ -8,7 +8,8 @@
 import { OLDER_VERSIONS_DEPRECATION, OLDER_VERSIONS_SUNSET } from '../../../shared/src';
 import { bookCase, caseBody } from '../../support/cases';
 import { DEMO_TOKENS, type HttpResult, type TestHub } from '../../support/hub';
-import { ANY, CONTACT_DATA, DOCUMENTED_CASE, sendDocumented, startDocsHub } from './documented';
+import { ANY, sendDocumented, startDocsHub } from './documented';
+import { CONTACT_DATA, DOCUMENTED_CASE } from './reference';
 
 let hub: TestHub;
 let guid: string;

@@ -3,7 +3,8 @@
  * each example sent as documented (demo world ids) and its answer checked against the documented shape.
  */
 import { DEMO_TOKENS, type TestHub } from '../../support/hub';
-import { ANY, type DocumentedShape, sendDocumented, startDocsHub } from './documented';
+import { sendDocumented, startDocsHub } from './documented';
+import { documentedInputs, documentedShape } from './reference';
 
 let hub: TestHub;
 beforeAll(async () => {
@@ -14,42 +15,21 @@ afterAll(() => hub?.stop());
 const partner = DEMO_TOKENS.elkjop;
 const booking = 'originatorType=private&bookingType=companyToPrivate';
 
-const CONTACT_DATA = {
-  id: 30347,
-  name: null,
-  firstName: null,
-  lastName: null,
-  organizationName: 'Workshop',
-  organizationNumber: null,
-  addName: null,
-  address: 'Teststreet, 123',
-  postalCode: '123 45',
-  city: 'Testcity',
-  countryCode: null,
-  phone: '1234567890',
-  mobile: null,
-  email: 'test@example.com',
-  floor: null,
-  entrance: null,
-  doorCode: null,
-  createdAt: '2017-08-01T14:01:24.083Z',
-};
 /** Contact fields a record may leave empty; the documented examples show some of them filled. */
 const contactNullable = (path: string) =>
   ['name', 'firstName', 'lastName', 'organizationName', 'organizationNumber', 'addName', 'address', 'postalCode']
     .concat(['city', 'countryCode', 'phone', 'mobile', 'email', 'floor', 'entrance', 'doorCode'])
     .map((field) => `${path}.${field}`);
-const withNulls = (contact: Record<string, DocumentedShape>): Record<string, DocumentedShape> =>
-  Object.fromEntries(
-    Object.entries(contact).map(([field, value]) => [field, field === 'id' || field === 'createdAt' ? value : ANY]),
-  );
+const PAGE = 'Reference data';
+/** A product or service type's flags are that record's own: the example's say only "an object". */
+const FLAGS = { '[].properties': {} };
 
 describe('GET /api/v3/manufacturers', () => {
   it('answers the documented list of manufacturers', async () => {
     const res = await sendDocumented(
       hub,
       { method: 'GET', path: `/api/v3/manufacturers?${booking}`, token: partner },
-      { status: 200, shape: [{ id: 1006, name: 'Acer', externalData: ANY }] },
+      { status: 200, shape: documentedShape(PAGE, 'GET /api/v3/manufacturers', 'Output') },
     );
     expect(res.body.length).toBeGreaterThan(0);
   });
@@ -60,7 +40,7 @@ describe('GET /api/v3/service-types', () => {
     await sendDocumented(
       hub,
       { method: 'GET', path: `/api/v3/service-types?${booking}`, token: partner },
-      { status: 200, shape: [{ id: 1, name: 'Garanti', properties: {}, externalData: ANY }] },
+      { status: 200, shape: documentedShape(PAGE, 'GET /api/v3/service-types', 'Output', { replace: FLAGS }) },
     );
   });
 });
@@ -70,7 +50,7 @@ describe('GET /api/v3/product-types', () => {
     await sendDocumented(
       hub,
       { method: 'GET', path: `/api/v3/product-types?${booking}&manufacturer=1`, token: partner },
-      { status: 200, shape: [{ id: 1009, name: 'All-in-one desktop', properties: {}, externalData: ANY }] },
+      { status: 200, shape: documentedShape(PAGE, 'GET /api/v3/product-types', 'Output', { replace: FLAGS }) },
     );
   });
 });
@@ -84,7 +64,7 @@ describe('GET /api/v3/service-locations', () => {
         path: `/api/v3/service-locations?${booking}&serviceType=2&manufacturer=1&productType=2`,
         token: partner,
       },
-      { status: 200, shape: [{ id: 2, name: 'På plats reparation', externalData: ANY }] },
+      { status: 200, shape: documentedShape(PAGE, 'GET /api/v3/service-locations', 'Output') },
     );
   });
 });
@@ -94,7 +74,7 @@ describe('GET /api/v3/accessory', () => {
     const res = await sendDocumented(
       hub,
       { method: 'GET', path: '/api/v3/accessory?productType=2', token: partner },
-      { status: 200, shape: [{ id: 1106, name: 'Tangentbord' }] },
+      { status: 200, shape: documentedShape(PAGE, 'GET /api/v3/accessory', 'Output') },
     );
     expect(res.body.length).toBeGreaterThan(0);
   });
@@ -109,12 +89,34 @@ describe('GET /api/v3/shipping-methods', () => {
         path: `/api/v3/shipping-methods?${booking}&serviceType=2&manufacturer=1&productType=2&serviceLocation=1`,
         token: partner,
       },
-      {
-        status: 200,
-        shape: [{ id: 3, name: 'PostNord Växjö Pallet', properties: { requirePickupDate: false, goodsTypeList: ANY } }],
-      },
+      { status: 200, shape: documentedShape(PAGE, 'GET /api/v3/shipping-methods', 'Output') },
     );
     expect(res.body.length).toBeGreaterThan(0);
+  });
+});
+
+/** A demo-world value for each parameter the page's input tables name. */
+const DEMO_VALUES: Record<string, string> = {
+  originatorType: 'private',
+  bookingType: 'companyToPrivate',
+  serviceType: '2',
+  manufacturer: '1',
+  productType: '2',
+  serviceLocation: '1',
+  clientPostalCode: '0150',
+  model: 'MacBook Air',
+  tags: 'VIP',
+  serviceProviderId: '10',
+  departmentId: '101',
+  actionType: 'inbound',
+};
+
+describe('every parameter the page documents', () => {
+  it.each(['GET /api/v3/shipping-methods', 'GET /api/v3/routing'])('is taken by %s', async (endpoint) => {
+    const names = documentedInputs(PAGE, endpoint).map((input) => input.name);
+    const query = names.map((name) => `${name}=${encodeURIComponent(DEMO_VALUES[name])}`).join('&');
+    const res = await hub.request('GET', `${endpoint.slice(4)}?${query}`, { token: partner });
+    expect({ status: res.status, body: res.body }).toEqual(expect.objectContaining({ status: 200 }));
   });
 });
 
@@ -123,7 +125,7 @@ describe('GET /api/v3/shipping/pickup-dates and pickup-dates-extended', () => {
     const res = await sendDocumented(
       hub,
       { method: 'GET', path: '/api/v3/shipping/pickup-dates?shippingMethod=1&postalCode=0150', token: partner },
-      { status: 200, shape: ['2017-05-23T00:00:00.000Z'] },
+      { status: 200, shape: documentedShape(PAGE, 'GET /api/v3/shipping/pickup-dates', 'Output') },
     );
     expect(res.body.length).toBeGreaterThan(0);
     for (const date of res.body) expect(date).toMatch(/^\d{4}-\d{2}-\d{2}T00:00:00\.000Z$/);
@@ -137,7 +139,7 @@ describe('GET /api/v3/shipping/pickup-dates and pickup-dates-extended', () => {
         path: '/api/v3/shipping/pickup-dates-extended?shippingMethod=1&postalCode=0150',
         token: partner,
       },
-      { status: 200, shape: [{ date: '2019-02-01', comment: 'Mondays/Tuesdays between 12-16' }] },
+      { status: 200, shape: documentedShape(PAGE, 'GET /api/v3/shipping/pickup-dates-extended', 'Output') },
     );
     for (const entry of res.body) expect(entry.date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
   });
@@ -150,7 +152,7 @@ describe('GET /api/v3/partner and /api/v3/provider', () => {
       { method: 'GET', path: '/api/v3/partner?id=1', token: DEMO_TOKENS.nrc },
       {
         status: 200,
-        shape: { id: 1, name: 'Workshop', contactData: withNulls(CONTACT_DATA) },
+        shape: documentedShape(PAGE, 'GET /api/v3/partner', 'Output'),
         options: { nullable: contactNullable('contactData') },
       },
     );
@@ -160,7 +162,11 @@ describe('GET /api/v3/partner and /api/v3/provider', () => {
     await sendDocumented(
       hub,
       { method: 'GET', path: '/api/v3/provider?id=10', token: partner },
-      { status: 200, shape: { id: 1003, name: 'Provider', contactData: withNulls(CONTACT_DATA) } },
+      {
+        status: 200,
+        shape: documentedShape(PAGE, 'GET /api/v3/provider', 'Output'),
+        options: { nullable: contactNullable('contactData') },
+      },
     );
   });
 });
@@ -176,13 +182,8 @@ describe('GET /api/v3/routing', () => {
       },
       {
         status: 200,
-        shape: {
-          servicePartner: { id: 1, name: 'Partner' },
-          servicePartnerCompetence: {},
-          serviceProvider: { contactData: withNulls(CONTACT_DATA), id: 1, name: 'Workshop' },
-          serviceProviderCompetence: {},
-          shippingMethods: [],
-        },
+        shape: documentedShape(PAGE, 'GET /api/v3/routing', 'Output'),
+        options: { nullable: contactNullable('serviceProvider.contactData') },
       },
     );
   });
@@ -195,19 +196,8 @@ describe('GET /api/v3/models', () => {
       { method: 'GET', path: '/api/v3/models?manufacturer=apple&model=iphone&limit=1', token: partner },
       {
         status: 200,
-        shape: [
-          {
-            createdAt: '2019-05-21T09:45:04.000Z',
-            id: 845,
-            manufacturer: { externalData: ANY, id: 1006, name: 'Acer' },
-            manufacturerId: 1006,
-            name: 'aspire',
-            productType: { externalData: ANY, id: 1004, name: 'Notebook', properties: {} },
-            productTypeId: 1004,
-            tags: [],
-            updatedAt: '2019-05-21T09:45:04.000Z',
-          },
-        ],
+        shape: documentedShape(PAGE, 'GET /api/v3/models', 'Output', { replace: { '[].productType.properties': {} } }),
+        options: { nullable: ['[].mpn', '[].value', '[].weight', '[].taricSE', '[].taricNO'] },
       },
     );
     expect(res.body).toHaveLength(1);

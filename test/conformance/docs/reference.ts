@@ -42,12 +42,12 @@ export function codeBlocks(text: string): string[] {
 }
 
 /**
- * The code blocks under an endpoint's heading, optionally only those under one of its
- * sub-headings (`Output`, `Example`, the heading's words as the page writes them, without a colon).
+ * The code blocks under an endpoint's heading, or only those under one of its sub-headings
+ * (`Output`, `Example`, the heading's words as the page writes them, without a colon).
  */
-export function examples(page: string, endpoint: string, subheading?: string): string[] {
+export function examples(page: string, endpoint: string, subheading: string | null = null): string[] {
   const text = section(readPage(page), endpoint);
-  if (subheading === undefined) return codeBlocks(text);
+  if (subheading === null) return codeBlocks(text);
   const sub = text
     .split(/\n(?=### )/)
     .find((part) => part.startsWith('### ') && part.slice(4).split('\n')[0].replace(/:\s*$/, '').trim() === subheading);
@@ -97,6 +97,8 @@ export function parseExample(source: string): unknown {
     if (value === 'null') return null;
     if (/^-?\d+(\.\d+)?([eE][+-]?\d+)?$/.test(value)) return Number(value);
     if (value === '') fail('a value missing');
+    // `"receiver": ..., // ContactData`: a value the page shows elsewhere.
+    if (value === '...') return ANY;
     return value.replace(/^"|"$/g, '');
   };
   // A key written without quotes (`name: "Something"`); null for words that are no key (`Case 1`).
@@ -189,21 +191,62 @@ export function shapeOf(example: unknown): DocumentedShape {
 
 /**
  * The documented example of an endpoint, parsed: the `index`th code block under the sub-heading
- * (the first by default). A page whose example cannot be read fails with the page and endpoint.
+ * (the first by default; null: anywhere in the section, as the Webhooks page has no sub-headings). A page whose example cannot be read fails with the page and endpoint.
  */
-export function documentedExample(page: string, endpoint: string, subheading: string, index = 0): unknown {
+export function documentedExample(page: string, endpoint: string, subheading: string | null, index = 0): unknown {
   const blocks = examples(page, endpoint, subheading);
   if (blocks[index] === undefined) throw new Error(`"${endpoint}" on "${page}" has no example ${index} under "${subheading}"`);
+  // An example may open with its path or its whole HTTP request head, then a blank line and the body.
+  const block = blocks[index].replace(/^\s*(?![[{])[\s\S]*?\n\s*\n(?=\s*[[{])/, '');
   try {
-    return parseExample(blocks[index]);
+    return parseExample(block);
   } catch (error) {
     throw new Error(`"${endpoint}" on "${page}", "${subheading}" example ${index}: ${(error as Error).message}`);
   }
 }
 
-/** The documented example's shape (`shapeOf`). */
-export const documentedShape = (page: string, endpoint: string, subheading: string, index = 0): DocumentedShape =>
-  shapeOf(documentedExample(page, endpoint, subheading, index));
+export interface ExampleOptions {
+  /** Which code block under the sub-heading (the first by default). */
+  index?: number;
+  /**
+   * Shapes put in place of the example's at these paths (as shapeMismatches names them:
+   * `[].properties`, `contactData.phone`), where the example shows one record's values that
+   * another record need not have (a product type's flags): each is a reading of the page.
+   */
+  replace?: Record<string, DocumentedShape>;
+}
+
+/** Puts `replace`'s shapes in at their paths; a path the example does not have is an error. */
+function replaced(shape: DocumentedShape, replace: Record<string, DocumentedShape>, path = ''): DocumentedShape {
+  if (path in replace) return replace[path];
+  if (Array.isArray(shape)) return shape.map((element) => replaced(element, replace, `${path}[]`));
+  if (shape && typeof shape === 'object') {
+    return Object.fromEntries(
+      Object.entries(shape).map(([key, field]) => [key, replaced(field, replace, path ? `${path}.${key}` : key)]),
+    );
+  }
+  return shape;
+}
+
+function paths(shape: DocumentedShape, path = ''): string[] {
+  if (Array.isArray(shape)) return [path, ...shape.flatMap((element) => paths(element, `${path}[]`))];
+  if (shape && typeof shape === 'object')
+    return [path, ...Object.entries(shape).flatMap(([key, field]) => paths(field, path ? `${path}.${key}` : key))];
+  return [path];
+}
+
+/** The documented example's shape (`shapeOf`), with the replacements a test names. */
+export function documentedShape(
+  page: string,
+  endpoint: string,
+  subheading: string | null,
+  { index = 0, replace = {} }: ExampleOptions = {},
+): DocumentedShape {
+  const shape = shapeOf(documentedExample(page, endpoint, subheading, index));
+  const unknown = Object.keys(replace).filter((path) => !paths(shape).includes(path));
+  if (unknown.length) throw new Error(`"${endpoint}" on "${page}" shows no ${unknown.join(', ')}`);
+  return replaced(shape, replace);
+}
 
 /** The names an endpoint's input table lists (`| name\* | Type | ... |`), in order; `*` marks the mandatory ones. */
 export function documentedInputs(page: string, endpoint: string): Array<{ name: string; mandatory: boolean }> {
@@ -217,3 +260,32 @@ export function documentedInputs(page: string, endpoint: string): Array<{ name: 
       mandatory: /\\\*|\*/.test(cell.replace(/<sup>.*?<\/sup>/g, '')),
     }));
 }
+
+/**
+ * A contact as the pages show one in an answer (ContactData, the case's `sender` on "Working
+ * with cases"): every field but `id` and `createdAt` may be null, as the specification says.
+ */
+export const CONTACT_DATA = (() => {
+  const sender = (documentedShape('Working with cases', 'GET /api/v3/case', 'Output') as Record<string, DocumentedShape>)
+    .sender as Record<string, DocumentedShape>;
+  return Object.fromEntries(
+    Object.entries(sender).map(([field, shape]) => [field, field === 'id' || field === 'createdAt' ? shape : ANY]),
+  );
+})();
+
+/**
+ * The case of "GET /api/v3/case" on "Working with cases". Its orderData and productData hold what
+ * that case was booked with, so only the keys every booking has are expected; its service and
+ * product type flags are those records' own; its `country` and `currentStatus` may be null.
+ */
+export const DOCUMENTED_CASE = documentedShape('Working with cases', 'GET /api/v3/case', 'Output', {
+  replace: {
+    productData: { model: 'test' },
+    orderData: { bookingType: 'companyToPrivate', originatorType: 'private', clientPostalCode: '2333' },
+    'serviceType.properties': {},
+    'productType.properties': {},
+    country: ANY,
+    currentStatus: ANY,
+    sender: CONTACT_DATA,
+  },
+}) as Record<string, DocumentedShape>;

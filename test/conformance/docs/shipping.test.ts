@@ -6,6 +6,7 @@ import { OLDER_VERSIONS_DEPRECATION } from '../../../shared/src';
 import { bookCase } from '../../support/cases';
 import { DEMO_TOKENS, type TestHub } from '../../support/hub';
 import { sendDocumented, startDocsHub } from './documented';
+import { documentedShape } from './reference';
 
 let hub: TestHub;
 let guid: string;
@@ -18,6 +19,8 @@ afterAll(() => hub?.stop());
 
 const partner = DEMO_TOKENS.elkjop;
 const provider = DEMO_TOKENS.nrc;
+/** The label as the page shows it, "with wrapper object". */
+const LABEL = () => documentedShape('Shipping', 'GET /api/v3/shipping/label', 'Output');
 const pdf = (text: string) => Buffer.from(`%PDF-1.4\n${text}\n%%EOF`);
 
 async function upload(token: string, files: Array<Record<string, string>>) {
@@ -46,7 +49,7 @@ describe('GET /api/v3/shipping/label', () => {
       const res = await sendDocumented(
         hub,
         { method: 'GET', path: `/api/v3/shipping/label?guid=${guid}`, token },
-        { status: 200, shape: { data: 'dataJVBERi0xLjQNCiXi48/TDQo...' } },
+        { status: 200, shape: LABEL() },
       );
       expect(Buffer.from(res.body.data, 'base64')).toEqual(pdf('second'));
     }
@@ -63,7 +66,7 @@ describe('GET /api/v3/shipping/label', () => {
     const res = await sendDocumented(
       hub,
       { method: 'GET', path: `/api/v1/shipping/label?guid=${guid}`, token: partner },
-      { status: 200, shape: { data: 'dataJVBERi0xLjQNCiXi48/TDQo...' } },
+      { status: 200, shape: LABEL() },
     );
     expect(res.headers.get('deprecation')).toBe(OLDER_VERSIONS_DEPRECATION);
   });

@@ -6,14 +6,19 @@ import { DEMO_WORLD_FILE, readWorld, type World } from '../../../shared/src';
 import { type Received, type Receiver, startReceiver } from '../../../services/webhooks/test/support/receiver';
 import { bookCase, caseBody } from '../../support/cases';
 import { DEMO_TOKENS, type TestHub, waitFor } from '../../support/hub';
-import { ANY, expectShape, startDocsHub } from './documented';
+import { expectShape, startDocsHub } from './documented';
+import { documentedExample, documentedShape } from './reference';
+
+const PAGE = 'Webhooks';
 
 const EVENT_TYPES = [
   'status.new',
   'status.transition',
   'costProposal.created',
   'message.created',
+  'message.confirmed',
   'case.filesUploaded',
+  'invoice.saved',
   'case.updated',
 ];
 
@@ -84,30 +89,14 @@ describe('New status and Status transition', () => {
 
   it('sends the documented new status body', async () => {
     const { json } = await received('/partner', 'status.new', (body) => body.key === 'arrived');
-    expectShape(json, {
-      guid: 'a7afaf9-7c6e-4d0e-b756-16b4afa1382f',
-      name: 'Repair finished',
-      key: 'final',
-      createdAt: '2019-01-22T11:29:38.258Z',
-      updatedAt: '2019-01-22T11:29:38.258Z',
-      declaredAt: '2019-01-22T11:27:34.233Z',
-    });
+    expectShape(json, documentedShape(PAGE, 'New status', null));
     expect(json.declaredAt).toBe('2019-01-22T11:27:34.233Z');
   });
 
   it('sends the documented transition body with prevKey and the case', async () => {
     const { json } = await received('/partner', 'status.transition', (body) => body.key === 'arrived');
-    expectShape(json, {
-      id: 123,
-      guid: 'a7afaf9-7c6e-4d0e-b756-16b4afa1382f',
-      name: 'Repair finished',
-      key: 'final',
-      prevKey: 'arrived',
-      createdAt: '2019-01-22T11:29:38.258Z',
-      updatedAt: '2019-01-22T11:29:38.258Z',
-      declaredAt: '2019-01-22T11:27:34.233Z',
-      case: { guid: 'a7afaf9-7c6e-4d0e-b756-16b4afa1382f' },
-    });
+    expectShape(json, documentedShape(PAGE, 'Status transition', null));
+    expect(json.case).toMatchObject({ guid });
     expect(json.prevKey).toBe('registered');
   });
 });
@@ -124,46 +113,60 @@ describe('New cost proposal', () => {
       },
     ]);
     const { json } = await received('/partner', 'costProposal.created');
-    expectShape(json, {
-      id: 25532,
-      guid: 'f5afa004-f48c-4380-9f9b-cafaea0dd7de',
-      externalId: ANY,
-      name: 'RUR',
-      priceNet: 280,
-      currency: 'SEK',
-      isActive: true,
-      dateValidUntil: null,
-      reaction: null,
-      comment: null,
-      reactionDate: null,
-      reactionName: null,
-      details: [{ line: 1, text: 'Return unrepaired fee', type: 'RUR', priceNet: 280, quantity: 1 }],
-      createdAt: '2019-11-25T11:30:29.000Z',
-      updatedAt: '2019-11-25T10:43:20.523Z',
-      serviceProviderId: 1,
-    });
+    expectShape(json, documentedShape(PAGE, 'New cost proposal', null));
   });
 });
 
 describe('New message', () => {
   it('sends the documented message body to the receiving party only', async () => {
+    const example = documentedExample(PAGE, 'New message', null) as Record<string, unknown>;
     await post(DEMO_TOKENS.nrc, '/api/v3/case-messages/create', {
       guid,
-      type: 'serviceComment',
-      content: 'The external workshop updated the status to Product received.',
+      ...Object.fromEntries(
+        ['type', 'content', 'externalId', 'userName', 'userEmail', 'declaredAt'].map((field) => [field, example[field]]),
+      ),
     });
     const { json } = await received('/partner', 'message.created');
-    expectShape(json, {
-      id: 59076,
-      guid: 'f5afa004-f48c-4380-9f9b-cc9afa0dd7de',
-      content: 'The external workshop updated the status to Product received.',
-      type: 'serviceComment',
-      createdAt: '2019-11-25T10:33:54.283Z',
-      updatedAt: '2019-11-25T10:33:54.283Z',
-    });
+    expectShape(json, documentedShape(PAGE, 'New message', null));
     expect(
       receiver.received.filter(
         (request) => request.path === '/provider' && request.headers['webhook-event-type'] === 'message.created',
+      ),
+    ).toEqual([]);
+  });
+});
+
+describe('Message was confirmed', () => {
+  it('sends the documented message body to the party that created the message', async () => {
+    const { json: sent } = await received('/partner', 'message.created');
+    await post(DEMO_TOKENS.power, '/api/v3/case-messages/confirm', [sent.id]);
+    const { json } = await received('/provider', 'message.confirmed', (body) => body.id === sent.id);
+    expectShape(json, documentedShape(PAGE, 'Message was confirmed', null), { nullable: ['confirmedAt'] });
+    expect(json.confirmedAt).toEqual(expect.any(String));
+  });
+});
+
+describe('Invoice created/updated', () => {
+  it('sends the documented invoice body with its case to the partner, for a status sent to the client', async () => {
+    const [invoice] = documentedExample('Invoices', 'POST /api/v3/invoices', 'Example') as Array<
+      Record<string, unknown>
+    >;
+    await post(DEMO_TOKENS.nrc, '/api/v3/invoices', [{ ...invoice, guid, status: 'ready' }]);
+    const { json } = await received('/partner', 'invoice.saved');
+    // The example's case holds what that case was booked with, and its invoice its own customData.
+    expectShape(
+      json,
+      documentedShape(PAGE, 'Invoice created/updated', null, {
+        replace: {
+          customData: {},
+          'case.orderData': { bookingType: 'companyToPrivate', originatorType: 'helpdesk', clientPostalCode: '4370' },
+          'case.productData': { model: 'TESTTEST' },
+        },
+      }),
+    );
+    expect(
+      receiver.received.filter(
+        (request) => request.path === '/provider' && request.headers['webhook-event-type'] === 'invoice.saved',
       ),
     ).toEqual([]);
   });
@@ -176,16 +179,7 @@ describe('New file uploaded', () => {
       files: [{ name: '201920072424556.pdf', url: 'https://example.com/201920072424556.pdf' }],
     });
     const { json } = await received('/provider', 'case.filesUploaded');
-    expectShape(json, {
-      guid: 'f5afa004-f48c-4380-9f9b-cc9afa0dd7de',
-      files: [
-        {
-          url: 'http://publicly-available-link-to-download-the-file.com/x.pdf',
-          name: '201920072424556.pdf',
-          type: 'other',
-        },
-      ],
-    });
+    expectShape(json, documentedShape(PAGE, 'New file uploaded', null));
   });
 });
 
@@ -198,10 +192,12 @@ describe('Case updated', () => {
       productData: { ...productData, model: 'Tesla Cybertruck' },
     });
     const { json } = await received('/provider', 'case.updated');
+    // The example shows what its update changed; this update changes refNo and the model.
+    const documented = documentedShape(PAGE, 'Case updated', null) as Record<string, any>;
     expectShape(json, {
-      guid: '989d0f73-f87a-4dfe-98eb-554a44233cef',
-      orderData: { refNo: 'REF' },
-      productData: { model: 'Tesla Cybertruck' },
+      guid: documented.guid,
+      orderData: { refNo: documented.orderData.refNo },
+      productData: { model: documented.productData.model },
     });
     expect(json.productData.model).toBe('Tesla Cybertruck');
     expect(json.productData).not.toHaveProperty('serial');

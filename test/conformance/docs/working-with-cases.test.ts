@@ -5,7 +5,8 @@
  */
 import { bookCase } from '../../support/cases';
 import { DEMO_TOKENS, type TestHub } from '../../support/hub';
-import { ANY, CONTACT_DATA, DOCUMENTED_CASE, sendDocumented, startDocsHub } from './documented';
+import { ANY, sendDocumented, startDocsHub } from './documented';
+import { CONTACT_DATA, documentedExample, documentedShape, DOCUMENTED_CASE } from './reference';
 
 let hub: TestHub;
 let guid: string;
@@ -277,7 +278,8 @@ describe('the case family answers as the page shows', () => {
   });
 });
 
-describe('GET /api/v3/case/notifications', () => {
+const NOTIFICATIONS = 'GET /api/v3/case/notifications';
+describe(NOTIFICATIONS, () => {
   it('lists each status key the case can take with its description and channels, to both parties', async () => {
     for (const token of [partner, provider]) {
       const res = await sendDocumented(
@@ -285,21 +287,13 @@ describe('GET /api/v3/case/notifications', () => {
         { method: 'GET', path: `/api/v3/case/notifications?guid=${guid}`, token },
         {
           status: 200,
-          shape: {
-            data: [
-              {
-                key: 'final',
-                name: 'Repair finished',
-                description: ANY,
-                smsAvailable: true,
-                emailAvailable: true,
-                smsEnabled: false,
-                emailEnabled: false,
-              },
-            ],
-          },
+          shape: documentedShape('Working with cases', NOTIFICATIONS, 'Example'),
         },
       );
+      // Only the documented fields, so a client that maps each entry whole meets no other names.
+      const documented = documentedExample('Working with cases', NOTIFICATIONS, 'Example') as { data: object[] };
+      const fields = Object.keys(documented.data[0]).sort();
+      for (const entry of res.body.data) expect(Object.keys(entry).sort()).toEqual(fields);
       expect(res.body.data.length).toBeGreaterThan(0);
     }
   });
