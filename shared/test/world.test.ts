@@ -34,7 +34,9 @@ describe('validateWorld', () => {
     const method = { id: 1, name: 'Post', properties: { requirePickupDate: false, goodsTypeList: null } };
     const world = (extra: Partial<World>): World => ({
       shippingMethods: [{ ...method, actionTypes: ['outbound'] }],
-      providers: [{ id: 1, name: 'P', shippingMethods: [1], departments: [{ id: 2, name: 'D', shippingMethods: null }] }],
+      providers: [
+        { id: 1, name: 'P', shippingMethods: [1], departments: [{ id: 2, name: 'D', shippingMethods: null }] },
+      ],
       tags: [{ id: 3, name: 'T', shippingMethods: [1] }],
       ...extra,
     });
@@ -42,7 +44,9 @@ describe('validateWorld', () => {
     expect(
       validateWorld(
         world({
-          providers: [{ id: 1, name: 'P', shippingMethods: [9], departments: [{ id: 2, name: 'D', shippingMethods: [8] }] }],
+          providers: [
+            { id: 1, name: 'P', shippingMethods: [9], departments: [{ id: 2, name: 'D', shippingMethods: [8] }] },
+          ],
           tags: [{ id: 3, name: 'T', shippingMethods: [7] }],
         }),
       ),

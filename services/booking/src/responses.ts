@@ -153,7 +153,10 @@ export const NOTIFICATIONS: JsonSchema = {
         key: { type: 'string' },
         name: { type: 'string' },
         description: TEXT_OR_NULL,
-        smsNotificationAvailable: { type: 'boolean', description: 'Whether the consumer can be told of the key by sms' },
+        smsNotificationAvailable: {
+          type: 'boolean',
+          description: 'Whether the consumer can be told of the key by sms',
+        },
         emailNotificationAvailable: {
           type: 'boolean',
           description: 'Whether the consumer can be told of the key by email',
@@ -164,7 +167,8 @@ export const NOTIFICATIONS: JsonSchema = {
         },
         emailNotificationEnabled: {
           type: 'boolean',
-          description: "Whether the case's `orderData.notifications` wants email for the key (true unless it says false)",
+          description:
+            "Whether the case's `orderData.notifications` wants email for the key (true unless it says false)",
         },
       }),
     ),

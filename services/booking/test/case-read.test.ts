@@ -425,7 +425,7 @@ describe('GET /api/v3/case/notifications', () => {
     }
   });
 
-  it("answers what the case chose for each channel, apart from whether the key has that channel", async () => {
+  it('answers what the case chose for each channel, apart from whether the key has that channel', async () => {
     const guid = await bookCase(hub, DEMO_TOKENS.elkjop, {
       orderData: { notifications: { diagnosed: { sms: true, email: true }, arrived: { sms: false, email: true } } },
     });

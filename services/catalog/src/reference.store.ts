@@ -169,7 +169,10 @@ export const bookingShipment = (providerId?: number | null, departmentId?: numbe
  */
 export function tagIdsOf(rules: ShippingRules, list: string): number[] | null {
   const ids: number[] = [];
-  for (const item of list.split(',').map((part) => part.trim()).filter(Boolean)) {
+  for (const item of list
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)) {
     const tag = /^\d+$/.test(item)
       ? rules.tags.find((entry) => entry.id === Number(item))
       : rules.tags.find((entry) => entry.name === item);

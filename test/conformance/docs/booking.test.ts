@@ -40,7 +40,9 @@ export function documentedCreateExample(): Record<string, any> {
       ...example.productData,
       serial: 'C02XK0AAJG5H',
       accessory: Object.fromEntries(
-        Object.values(example.productData.accessory).slice(0, 3).map((chosen, index) => [[1, 4, 6][index], chosen]),
+        Object.values(example.productData.accessory)
+          .slice(0, 3)
+          .map((chosen, index) => [[1, 4, 6][index], chosen]),
       ),
     },
     clientPostalCode: '0150',
@@ -72,7 +74,9 @@ describe('POST /api/v3/case/validate', () => {
         }),
       },
     );
-    const documented = documentedExample(PAGE, VALIDATE, 'Output', 1) as { error: { details: Record<string, string[]> } };
+    const documented = documentedExample(PAGE, VALIDATE, 'Output', 1) as {
+      error: { details: Record<string, string[]> };
+    };
     expect(res.body.error.details).toMatchObject({
       'productData.password': documented.error.details['productData.password'],
       location: documented.error.details.location,

@@ -80,7 +80,10 @@ describe('POST /api/v3/cost-proposals/feedback and delete', () => {
   // "Same as here" links to the GET's list; the hub answers the one proposal (docs/compatibility.md).
   it("approves with the page's example and answers the proposal as the GET shows one", async () => {
     const { id } = await firstProposal();
-    const example = documentedExample(PAGE, 'POST /api/v3/cost-proposals/feedback', 'Example') as Record<string, unknown>;
+    const example = documentedExample(PAGE, 'POST /api/v3/cost-proposals/feedback', 'Example') as Record<
+      string,
+      unknown
+    >;
     const res = await sendDocumented(
       hub,
       { method: 'POST', path: '/api/v3/cost-proposals/feedback', token: partner, body: { ...example, id } },
@@ -110,9 +113,11 @@ describe('the deprecated v1 forms', () => {
   const V1_POST = 'POST api/v1/cost-proposals – Deprecated';
 
   it("POST /api/v1/cost-proposals creates from the page's example and answers { data: [...] }", async () => {
-    const body = (documentedExample(PAGE, V1_POST, 'Example') as Array<Record<string, unknown>>).map(
-      (proposal) => ({ ...proposal, guid, externalId: ['v1-example'] }),
-    );
+    const body = (documentedExample(PAGE, V1_POST, 'Example') as Array<Record<string, unknown>>).map((proposal) => ({
+      ...proposal,
+      guid,
+      externalId: ['v1-example'],
+    }));
     await sendDocumented(
       hub,
       { method: 'POST', path: '/api/v1/cost-proposals', token: provider, body },

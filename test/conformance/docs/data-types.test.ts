@@ -5,7 +5,7 @@
 import { bookCase, caseBody } from '../../support/cases';
 import { DEMO_TOKENS, type TestHub } from '../../support/hub';
 import { expectShape, startDocsHub } from './documented';
-import { CONTACT_DATA } from './reference';
+import { CONTACT_DATA, readPage, section } from './reference';
 
 let hub: TestHub;
 let guid: string;
@@ -92,15 +92,16 @@ describe('ContactData', () => {
 });
 
 describe('FileType', () => {
-  const DOCUMENTED_TYPES = [
-    'proofOfPurchase',
-    'proofOfDamage',
-    'transportDamage',
-    'claim',
-    'report',
-    'shipmentLabel',
-    'other',
-  ];
+  // The page's list of allowed values (`- other (default value)`).
+  const DOCUMENTED_TYPES = section(readPage('Data types and structures'), 'FileType')
+    .split('\n')
+    .filter((line) => line.startsWith('- '))
+    .map((line) => line.slice(2).split(' ')[0]);
+
+  it('reads the documented list', () => {
+    expect(DOCUMENTED_TYPES).toContain('other');
+    expect(DOCUMENTED_TYPES.length).toBeGreaterThan(1);
+  });
 
   it('keeps each documented type and assigns other to an unknown or missing one', async () => {
     const files = [

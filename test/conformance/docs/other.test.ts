@@ -82,7 +82,11 @@ describe('GET /api/v3/routing', () => {
       },
       {
         status: 404,
-        shape: documentedShape(PAGE, ROUTING, 'Output when there is no suitable competence to process the case (status code 404)'),
+        shape: documentedShape(
+          PAGE,
+          ROUTING,
+          'Output when there is no suitable competence to process the case (status code 404)',
+        ),
       },
     );
     const documented = documentedExample(

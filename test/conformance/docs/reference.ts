@@ -30,9 +30,7 @@ export function section(text: string, heading: string, level = 2): string {
   const marker = `${'#'.repeat(level)} `;
   const start = lines.findIndex((line) => line.startsWith(marker) && line.slice(marker.length).trim() === heading);
   if (start < 0) throw new Error(`no section "${heading}"`);
-  const end = lines.findIndex(
-    (line, index) => index > start && /^#+ /.test(line) && line.indexOf(' ') <= level,
-  );
+  const end = lines.findIndex((line, index) => index > start && /^#+ /.test(line) && line.indexOf(' ') <= level);
   return lines.slice(start + 1, end < 0 ? undefined : end).join('\n');
 }
 
@@ -120,7 +118,7 @@ export function parseExample(source: string): unknown {
       const out: Record<string, unknown> = {};
       for (;;) {
         skip();
-        if (source[at] === '}') return (at += 1), out;
+        if (source[at] === '}') return ((at += 1), out);
         if (source[at] === ',') {
           at += 1;
           continue;
@@ -133,7 +131,7 @@ export function parseExample(source: string): unknown {
         const key = source[at] === '"' || source[at] === "'" ? quoted() : unquotedKey();
         skip();
         // `{ Case 1 }` stands for a whole record the page shows elsewhere.
-        if (key === null) return skipTo('}'), ANY;
+        if (key === null) return (skipTo('}'), ANY);
         if (source[at] !== ':') fail('a colon missing');
         at += 1;
         out[key] = value();
@@ -145,7 +143,7 @@ export function parseExample(source: string): unknown {
       for (;;) {
         skip();
         if (at >= source.length) fail('the example ends early');
-        if (source[at] === ']') return (at += 1), out;
+        if (source[at] === ']') return ((at += 1), out);
         if (source[at] === ',') {
           at += 1;
           continue;
@@ -195,7 +193,8 @@ export function shapeOf(example: unknown): DocumentedShape {
  */
 export function documentedExample(page: string, endpoint: string, subheading: string | null, index = 0): unknown {
   const blocks = examples(page, endpoint, subheading);
-  if (blocks[index] === undefined) throw new Error(`"${endpoint}" on "${page}" has no example ${index} under "${subheading}"`);
+  if (blocks[index] === undefined)
+    throw new Error(`"${endpoint}" on "${page}" has no example ${index} under "${subheading}"`);
   // An example may open with its path or its whole HTTP request head, then a blank line and the body.
   const block = blocks[index].replace(/^\s*(?![[{])[\s\S]*?\n\s*\n(?=\s*[[{])/, '');
   try {
@@ -256,7 +255,10 @@ export function documentedInputs(page: string, endpoint: string): Array<{ name: 
     .map((line) => line.split('|')[1].trim())
     .filter((cell) => cell !== 'Name')
     .map((cell) => ({
-      name: cell.replace(/<sup>.*?<\/sup>/g, '').replace(/\\\*|\*/g, '').trim(),
+      name: cell
+        .replace(/<sup>.*?<\/sup>/g, '')
+        .replace(/\\\*|\*/g, '')
+        .trim(),
       mandatory: /\\\*|\*/.test(cell.replace(/<sup>.*?<\/sup>/g, '')),
     }));
 }
@@ -266,8 +268,9 @@ export function documentedInputs(page: string, endpoint: string): Array<{ name: 
  * with cases"): every field but `id` and `createdAt` may be null, as the specification says.
  */
 export const CONTACT_DATA = (() => {
-  const sender = (documentedShape('Working with cases', 'GET /api/v3/case', 'Output') as Record<string, DocumentedShape>)
-    .sender as Record<string, DocumentedShape>;
+  const sender = (
+    documentedShape('Working with cases', 'GET /api/v3/case', 'Output') as Record<string, DocumentedShape>
+  ).sender as Record<string, DocumentedShape>;
   return Object.fromEntries(
     Object.entries(sender).map(([field, shape]) => [field, field === 'id' || field === 'createdAt' ? shape : ANY]),
   );

@@ -123,7 +123,10 @@ describe('New message', () => {
     await post(DEMO_TOKENS.nrc, '/api/v3/case-messages/create', {
       guid,
       ...Object.fromEntries(
-        ['type', 'content', 'externalId', 'userName', 'userEmail', 'declaredAt'].map((field) => [field, example[field]]),
+        ['type', 'content', 'externalId', 'userName', 'userEmail', 'declaredAt'].map((field) => [
+          field,
+          example[field],
+        ]),
       ),
     });
     const { json } = await received('/partner', 'message.created');
