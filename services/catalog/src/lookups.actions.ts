@@ -95,19 +95,15 @@ const { originatorType, bookingType, id, idOrName, postalCode } = CHOICE_RULES;
 export const OPTIONAL_BOOKING_TYPE = optionalRule(bookingType);
 
 const PICKUP_DATES_PARAMS = { shippingMethod: id, postalCode } as const;
-/** The tags of a case, comma-separated, each by id or name (routing's `tags` too). */
-export const TAGS_RULE = { type: 'string', max: 2000, optional: true } as const;
-/** The direction of a shipment, "inbound" by default (routing's `actionType` too). */
-export const ACTION_TYPE_RULE = { type: 'enum', values: ACTION_TYPES, optional: true } as const;
 /**
  * What the shipment a partner asks shipping methods for is: its direction, and the provider,
  * department and tags of its case, each narrowing the methods to those the world allows for it.
  */
 const SHIPMENT_PARAMS = {
-  tags: TAGS_RULE,
+  tags: CHOICE_RULES.tags,
   serviceProviderId: optionalRule(id),
   departmentId: optionalRule(id),
-  actionType: ACTION_TYPE_RULE,
+  actionType: CHOICE_RULES.actionType,
 } as const;
 const BOOKING_REFERENCE_PARAMS = {
   serviceType: optionalRule(id),
@@ -115,7 +111,7 @@ const BOOKING_REFERENCE_PARAMS = {
   productType: optionalRule(idOrName),
   serviceLocation: optionalRule(id),
   shippingMethod: optionalRule(id),
-  tags: TAGS_RULE,
+  tags: CHOICE_RULES.tags,
 } as const;
 const CHECK_BOOKING_PARAMS = {
   partnerId: 'number|integer|positive',

@@ -24,8 +24,6 @@ import {
   RetentionMixin,
   CHOICE_RULES,
   optionalRule,
-  ACTION_TYPES,
-  DEFAULT_ACTION_TYPE,
 } from '@hub/shared';
 import { type Choice, choose, type Competence, narrowBooking, type Offered, options, type RouteInput } from './choice';
 import { applyCompetences, findCompetences } from './competences.store';
@@ -90,8 +88,8 @@ const ROUTING_PARAMS = {
   serviceLocation: optionalRule(CHOICE_RULES.id),
   model: optionalRule(CHOICE_RULES.model),
   // What the answer's shippingMethods are for: the shipment's direction and the case's tags.
-  actionType: { type: 'enum', values: ACTION_TYPES, optional: true },
-  tags: { type: 'string', max: 2000, optional: true },
+  actionType: CHOICE_RULES.actionType,
+  tags: CHOICE_RULES.tags,
 } as const;
 const ROUTE_PARAMS = { partnerId: 'number|integer|positive', ...ROUTING_PARAMS } as const;
 /** A case's choice as ids, after the catalog resolved its names. */
@@ -154,7 +152,7 @@ const RoutingService: ServiceSchema<ServiceSettingSchema, RoutingThis> = {
       visibility: 'public',
       params: ROUTE_PARAMS,
       async handler(this: RoutingThis, ctx: Context<RouteParams>) {
-        const { partnerId, model, actionType = DEFAULT_ACTION_TYPE, tags, ...given } = ctx.params;
+        const { partnerId, model, actionType, tags, ...given } = ctx.params;
         const reference = await ctx.call<BookingReferenceOut, object>('catalog.bookingReference', {
           serviceType: given.serviceType,
           manufacturer: given.manufacturer,

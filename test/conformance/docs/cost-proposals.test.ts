@@ -5,7 +5,7 @@
  */
 import { bookCase } from '../../support/cases';
 import { DEMO_TOKENS, type TestHub } from '../../support/hub';
-import { sendDocumented, startDocsHub } from './documented';
+import { type DocumentedShape, sendDocumented, startDocsHub } from './documented';
 import { documentedExample, documentedShape, examples } from './reference';
 
 let hub: TestHub;
@@ -23,13 +23,13 @@ const provider = DEMO_TOKENS.nrc;
 /** The page's proposals show a reaction only where there is one; the hub answers null where there is none. */
 const UNREACTED = { nullable: ['[].reaction', '[].reactionDate', '[].reactionName'] };
 /** One proposal as the GET's list shows each (the page's first, an approved one). */
-const proposalShape = () => (documentedShape(PAGE, 'GET /api/v3/cost-proposals', 'Output') as object[])[0];
+const proposalShape = () => (documentedShape(PAGE, 'GET /api/v3/cost-proposals', 'Output') as DocumentedShape[])[0];
 const unreacted = (prefix: string) => ({ nullable: UNREACTED.nullable.map((path) => path.replace('[]', prefix)) });
 
 /** The page's POST example, on the demo case. */
 const postExample = () =>
   (documentedExample(PAGE, 'POST api/v3/cost-proposals', 'Example') as Array<Record<string, unknown>>).map(
-    (proposal) => ({ ...proposal, guid }),
+    (proposal): Record<string, unknown> => ({ ...proposal, guid }),
   );
 
 /** The first proposal of the demo case, as the GET answers it. */
