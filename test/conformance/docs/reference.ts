@@ -200,7 +200,9 @@ export function documentedExample(page: string, endpoint: string, subheading: st
   try {
     return parseExample(block);
   } catch (error) {
-    throw new Error(`"${endpoint}" on "${page}", "${subheading}" example ${index}: ${(error as Error).message}`);
+    throw new Error(`"${endpoint}" on "${page}", "${subheading}" example ${index}: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
 }
 
