@@ -31,7 +31,6 @@ export const DOMAIN_EVENTS = {
   /** Payload: Invoice fields plus case (core data, orderData, productData) and guid. Audience: the partner. */
   INVOICE_SAVED: 'invoice.saved',
 } as const;
-export type DomainEventType = (typeof DOMAIN_EVENTS)[keyof typeof DOMAIN_EVENTS];
 
 /** What a subscription names in `eventTypes`: the spec's webhooks (section 6), plus approvals for providers. */
 export const WEBHOOK_EVENT_TYPES = [

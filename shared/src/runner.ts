@@ -11,7 +11,6 @@ import type { HubConfig, ServiceName } from './config';
 import type { EmbeddedDatabaseOptions } from './db';
 import { healthServiceSchema } from './health';
 import type { World } from './world';
-import { keepShortLivedObjectsYoung } from './young-objects';
 
 export const DEMO_WORLD_FILE = path.resolve(__dirname, '../../world/demo.json');
 
@@ -35,7 +34,6 @@ export interface StartOptions {
 }
 
 export async function startHub(config: HubConfig, options: StartOptions = {}): Promise<ServiceBroker> {
-  keepShortLivedObjectsYoung();
   const broker = createHubBroker(config, options.embedded, options.brokerOverrides);
   for (const name of config.services) {
     const schema = serviceSchemaOf(name);
