@@ -1,6 +1,4 @@
-/** ContactData in the spec's output shape: every field present, null when unknown. */
-import type { ContactDataIn } from './world';
-
+/** ContactData: the shape the spec takes in, and its output shape with every field present, null when unknown. */
 export const CONTACT_FIELDS = [
   'name',
   'firstName',
@@ -19,6 +17,26 @@ export const CONTACT_FIELDS = [
   'entrance',
   'doorCode',
 ] as const;
+
+export interface ContactDataIn {
+  type?: 0 | 1;
+  name?: string | null;
+  firstName?: string | null;
+  lastName?: string | null;
+  organizationName?: string | null;
+  organizationNumber?: string | null;
+  addName?: string | null;
+  address?: string | null;
+  postalCode?: string | null;
+  city?: string | null;
+  countryCode?: string | null;
+  phone?: string | null;
+  mobile?: string | null;
+  email?: string | null;
+  floor?: string | null;
+  entrance?: string | null;
+  doorCode?: string | null;
+}
 
 export interface ContactDataOut extends Record<(typeof CONTACT_FIELDS)[number], string | null> {
   id: number;

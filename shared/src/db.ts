@@ -18,6 +18,7 @@ import pg from 'pg';
 import type { HubConfig } from './config';
 import { startEmbeddedAutovacuum } from './embedded-autovacuum';
 import { EmbeddedWire, type WireDatabase } from './embedded-wire';
+import { PG_ERRORS } from './pg-errors';
 
 /** How often a process waiting for another's exclusive work (a migration) tries its lock again. */
 const EXCLUSIVE_LOCK_RETRY_MS = 100;
@@ -196,16 +197,6 @@ export function dumpEmbedded(database: Database): Promise<Blob> {
   if (!dump) throw new Error('Only an embedded database can be dumped');
   return dump();
 }
-
-/** Postgres error codes we translate; see `translateDbError`. */
-export const PG_ERRORS = {
-  UNIQUE_VIOLATION: '23505',
-  FOREIGN_KEY_VIOLATION: '23503',
-  SERIALIZATION_FAILURE: '40001',
-  DEADLOCK_DETECTED: '40P01',
-  LOCK_NOT_AVAILABLE: '55P03',
-  UNDEFINED_TABLE: '42P01',
-} as const;
 
 /** Runs `work` in a transaction, retrying it when Postgres reports a serialization conflict. */
 export async function inTransaction<T>(

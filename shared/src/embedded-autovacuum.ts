@@ -16,7 +16,7 @@
  * at each build is kept in the object's comment, so the count goes on across restarts.
  */
 import type { Knex } from 'knex';
-import { PG_ERRORS } from './db';
+import { PG_ERRORS } from './pg-errors';
 
 /** Postgres's defaults for autovacuum_(vacuum|analyze|vacuum_insert)_(threshold|scale_factor). */
 const THRESHOLDS = {

@@ -27,7 +27,7 @@ import { clockOf, configOf } from './context';
 import type { DbService } from './db.mixin';
 import { ConflictError } from './errors';
 import { isOlderForm } from './older-versions';
-import type { AgedTable, RetentionRule } from './retention';
+import type { AgedTable, RetentionRule } from './retention-rule';
 
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 /** The longest key taken (the key column's size). */

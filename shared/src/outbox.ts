@@ -14,7 +14,7 @@ import type { Knex } from 'knex';
 import type { ServiceSchema, Service, ServiceSettingSchema } from 'moleculer';
 import { createIndexesConcurrently, dropIndexesConcurrently } from './concurrent-indexes';
 import type { DbService } from './db.mixin';
-import type { AgedTable, RetentionRule } from './retention';
+import type { AgedTable, RetentionRule } from './retention-rule';
 
 /** Who may be told about the event: the webhooks service picks their subscriptions. */
 export interface Audience {

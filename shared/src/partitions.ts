@@ -9,7 +9,7 @@
  */
 import type { Knex } from 'knex';
 import type { HubClock } from './clock';
-import { PG_ERRORS } from './db';
+import { PG_ERRORS } from './pg-errors';
 import { copyIndexStatisticsTargets, setStatisticsTargets, statisticsTargetsOf } from './statistics-targets';
 
 /** Spans made ahead of the present, so a row never waits for its partition; each is read by every claim. */

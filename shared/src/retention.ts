@@ -23,33 +23,9 @@ import {
   defaultPartitionOf,
   dropExpiredPartitions,
   openPartitionsOf,
-  type DependentTable,
   type PartitionedTable,
 } from './partitions';
-
-/** One kind of row removed by age. */
-export interface RetentionRule {
-  /** What is removed, as operators read it: `relayed events`, `dead letters`. */
-  name: string;
-  /** Schema-qualified table. */
-  table: string;
-  /** Columns that name one row. */
-  key: string[];
-  /** The time a row's age counts from; an index on it keeps each batch short. */
-  ageColumn: string;
-  /** Further SQL condition a removable row meets (a dead letter: `state = 'dead'`). */
-  where?: string;
-  keepMs: number;
-  /** Tables whose rows belong to these rows: removed in the same statement, vacuumed with it. */
-  dependents?: DependentTable[];
-}
-
-/** A table whose oldest row the storage figures show: its time column, found through `orderBy`'s index. */
-export interface AgedTable {
-  table: string;
-  column: string;
-  orderBy: string;
-}
+import type { AgedTable, RetentionRule } from './retention-rule';
 
 export interface RetentionPolicy {
   rules: RetentionRule[];

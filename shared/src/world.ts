@@ -5,7 +5,7 @@
  */
 import FastestValidator from 'fastest-validator';
 import { millisecondsOf } from './config';
-import { CONTACT_FIELDS } from './contact';
+import { CONTACT_FIELDS, type ContactDataIn } from './contact';
 import { WEBHOOK_EVENT_TYPES } from './events';
 import { isCalendarDay } from './dates';
 import { unstorablePath } from './stored-text';
@@ -34,26 +34,6 @@ export const BOOKING_TYPES = ['companyToCompany', 'companyToPrivate', 'privateTo
  */
 export const ACTION_TYPES = ['inbound', 'outbound'] as const;
 export const DEFAULT_ACTION_TYPE = 'inbound';
-
-export interface ContactDataIn {
-  type?: 0 | 1;
-  name?: string | null;
-  firstName?: string | null;
-  lastName?: string | null;
-  organizationName?: string | null;
-  organizationNumber?: string | null;
-  addName?: string | null;
-  address?: string | null;
-  postalCode?: string | null;
-  city?: string | null;
-  countryCode?: string | null;
-  phone?: string | null;
-  mobile?: string | null;
-  email?: string | null;
-  floor?: string | null;
-  entrance?: string | null;
-  doorCode?: string | null;
-}
 
 export interface WorldPartner {
   id: number;

@@ -39,15 +39,7 @@ import {
   outboxAndKeysPolicy,
   RetentionMixin,
 } from '@hub/shared';
-import {
-  columnsOf,
-  type CostProposalIn,
-  fromV1Input,
-  type ProposalRow,
-  stateOf,
-  toRecord,
-  toV1Record,
-} from './records';
+import { columnsOf, type CostProposalIn, fromV1Input, stateOf, toRecord, toV1Record } from './records';
 import {
   approvalsToWithdraw,
   checkProposalFields,
@@ -67,6 +59,7 @@ import {
   listProposals,
   lockCases,
   NO_REACTION,
+  type ProposalRow,
   proposalsByIds,
   recordEvent,
   SCHEMA,

@@ -5,11 +5,33 @@
  */
 import type { Knex } from 'knex';
 import { writeEvent, type Audience } from '@hub/shared';
-import type { ProposalRow } from './records';
 import type { Detail, Reaction } from './rules';
 
 export const SCHEMA = 'cost_proposals';
 const TABLE = `${SCHEMA}.proposals`;
+
+/** A stored proposal as it is read. */
+export interface ProposalRow {
+  id: number;
+  case_guid: string;
+  service_provider_id: number;
+  external_id: string[] | null;
+  external_key: string | null;
+  name: string | null;
+  /** numeric arrives as a string, so the cents stay exact. */
+  price_net: string | null;
+  currency: string | null;
+  time_stamp: string | null;
+  is_active: boolean;
+  reaction: Reaction | null;
+  reaction_date: Date | null;
+  reaction_name: string | null;
+  comment: string | null;
+  date_valid_until: string | null;
+  details: Detail[] | null;
+  created_at: Date;
+  updated_at: Date;
+}
 
 /** The columns a write may set; json columns go in as text. */
 export interface ProposalColumns {

@@ -1,6 +1,6 @@
 /**
- * Wire shapes of a cost proposal: the stored row, the v3 record (also the webhook payload), the
- * deprecated v1 record, and the v1 input translated into the v3 one.
+ * Wire shapes of a cost proposal and their translation from and to the stored row: the v3 record
+ * (also the webhook payload), the deprecated v1 record, and the v1 input translated into the v3 one.
  */
 import {
   externalKeyOf,
@@ -11,29 +11,7 @@ import {
   type ProposalState,
   type Reaction,
 } from './rules';
-import type { ProposalColumns } from './proposals.store';
-
-export interface ProposalRow {
-  id: number;
-  case_guid: string;
-  service_provider_id: number;
-  external_id: string[] | null;
-  external_key: string | null;
-  name: string | null;
-  /** numeric arrives as a string, so the cents stay exact. */
-  price_net: string | null;
-  currency: string | null;
-  time_stamp: string | null;
-  is_active: boolean;
-  reaction: Reaction | null;
-  reaction_date: Date | null;
-  reaction_name: string | null;
-  comment: string | null;
-  date_valid_until: string | null;
-  details: Detail[] | null;
-  created_at: Date;
-  updated_at: Date;
-}
+import type { ProposalColumns, ProposalRow } from './proposals.store';
 
 export interface CostProposalOut {
   id: number;

@@ -15,7 +15,8 @@ import {
   type ProposalState,
   RULE_MESSAGES,
 } from '../src/rules';
-import { columnsOf, fromV1Input, type ProposalRow, toV1Record } from '../src/records';
+import type { ProposalRow } from '../src/proposals.store';
+import { columnsOf, fromV1Input, toV1Record } from '../src/records';
 
 const proposal = (overrides: Partial<ProposalState> = {}): ProposalState => ({
   id: 1,
