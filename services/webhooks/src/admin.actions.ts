@@ -17,6 +17,7 @@ import { DELIVERY_SETTINGS } from './settings';
 import { newSecret } from './signature';
 import type { DeliveryRow, SubscriptionRow } from './webhooks.store';
 import {
+  accountsById,
   ACCOUNT_FIXED,
   SECRET_MAX_LENGTH,
   SECRET_PATTERN,
@@ -36,7 +37,7 @@ import {
   ROTATED_SECRET,
   SUBSCRIPTIONS,
 } from './responses';
-import type { WebhooksThis } from './webhooks.service';
+import type { WebhooksThis } from './types';
 
 const idParam = { id: { type: 'number', integer: true, positive: true } } as const;
 type IdParams = ParamsOf<typeof idParam>;
@@ -85,7 +86,7 @@ async function setState(self: WebhooksThis, id: number, from: string[], state: s
     .whereIn('state', from)
     .update({ state, state_reason: reason, updated_at: self.db.knex.fn.now() });
   const row = await subscriptionOrThrow(self, id);
-  if (state === 'active') self.pump();
+  if (state === 'active') self.worker.pump();
   return { data: subscriptionOut(row) };
 }
 
@@ -120,7 +121,7 @@ export const adminActions: ServiceActionsSchema = {
     response: CREATED_SUBSCRIPTION,
     params: subscriptionParams(false),
     async handler(this: WebhooksThis, ctx: Context<SubscriptionIn>) {
-      const accounts = await this.accountsById(ctx, [ctx.params.accountId]);
+      const accounts = await accountsById(ctx, [ctx.params.accountId]);
       const account = accounts.get(ctx.params.accountId);
       const details = subscriptionErrors(ctx.params, account);
       if (Object.keys(details).length) throw new FieldsValidationError(details);
@@ -153,7 +154,7 @@ export const adminActions: ServiceActionsSchema = {
     async handler(this: WebhooksThis, ctx: Context<IdParams & Partial<SubscriptionIn>>) {
       const { id, secret, ...input } = ctx.params;
       const current = await subscriptionOrThrow(this, id);
-      const accounts = input.accountId ? await this.accountsById(ctx, [input.accountId]) : new Map();
+      const accounts = input.accountId ? await accountsById(ctx, [input.accountId]) : new Map();
       const account = input.accountId ? accounts.get(input.accountId) : undefined;
       const details = subscriptionErrors(input, account);
       if (input.accountId !== undefined && input.accountId !== current.account_id) details.accountId = [ACCOUNT_FIXED];
@@ -263,7 +264,7 @@ export const adminActions: ServiceActionsSchema = {
       const count = await redeliverQuery(this)
         .where({ subscription_id: ctx.params.id, state: 'dead' })
         .andWhere('created_at', '>=', since);
-      this.pump();
+      this.worker.pump();
       return { data: { redelivered: count } };
     },
   },
@@ -330,7 +331,7 @@ export const adminActions: ServiceActionsSchema = {
     async handler(this: WebhooksThis, ctx: Context<IdParams>) {
       const count = await redeliverQuery(this).where({ id: ctx.params.id });
       if (!count) throw new NotFoundError('Delivery not found');
-      this.pump();
+      this.worker.pump();
       const row = (await this.db.knex('webhooks.deliveries').where({ id: ctx.params.id }).first()) as DeliveryRow;
       return { data: deliveryOut(row) };
     },

@@ -21,7 +21,7 @@ import {
 import type { Party } from './addressing';
 import { type FeedRow, readFeed } from './feed.store';
 import { EVENT_FEED } from './responses';
-import type { WebhooksThis } from './webhooks.service';
+import type { WebhooksThis } from './types';
 
 export const FEED_PAGE = { defaultLimit: 100, maxLimit: 500 };
 

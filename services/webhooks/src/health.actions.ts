@@ -3,7 +3,7 @@
  * failing and dead-lettered, in total and per receiver, with each receiver's attempts per hour.
  */
 import type { Context, ServiceActionsSchema } from 'moleculer';
-import type { WebhooksThis } from './webhooks.service';
+import type { WebhooksThis } from './types';
 
 export interface HourlyAttempts {
   /** The hour's start, ISO 8601. */

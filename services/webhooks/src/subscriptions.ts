@@ -3,6 +3,7 @@
  * provider of their account (from catalog), and rendered for the admin API without secrets.
  */
 import type { Knex } from 'knex';
+import type { Context } from 'moleculer';
 import { HEADER_NAME, HEADER_VALUE, WEBHOOK_EVENT_TYPES, type World, type WorldSubscription } from '@hub/shared';
 import { DELIVERY_SETTINGS } from './settings';
 import { newSecret } from './signature';
@@ -17,6 +18,13 @@ export interface AccountOut {
 
 export interface SubscriptionIn extends Omit<WorldSubscription, 'id'> {
   maxInFlight?: number;
+}
+
+/** The accounts of these ids, from the catalog (asked outside any transaction: embedded mode has one connection). */
+export async function accountsById(ctx: Context, ids: number[]): Promise<Map<number, AccountOut>> {
+  if (ids.length === 0) return new Map();
+  const accounts = await ctx.call<AccountOut[], { ids: number[] }>('catalog.accounts', { ids });
+  return new Map(accounts.map((account) => [account.id, account]));
 }
 
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;

@@ -18,7 +18,7 @@ import { loadConfig, startHub } from '../../../shared/src';
 import { createServerDatabase, waitFor } from '../../../test/support/hub';
 import { DELIVERY_SETTINGS } from '../src/settings';
 import { claimDue, type DeliveryRow, forgetWorker, recordAttempts } from '../src/webhooks.store';
-import type { WebhooksThis } from '../src/webhooks.service';
+import type { WebhooksThis } from '../src/types';
 import { domainEvent } from './support/events';
 import { type Receiver, startReceiver } from './support/receiver';
 import { serverHubEnv, worldWithOneSubscription } from './support/server-hub';
@@ -122,19 +122,19 @@ it('does not send a queued delivery whose lease no longer outlasts its attempt a
     cap: 1,
   });
   const timeoutMs = loadConfig({}).webhookAttemptTimeoutMs;
-  expect(service.attemptable(leasedFor(timeoutMs + DELIVERY_SETTINGS.recordReserveMs + 1_000))).toBe(true);
-  expect(service.attemptable(leasedFor(timeoutMs + DELIVERY_SETTINGS.recordReserveMs - 1_000))).toBe(false);
+  expect(service.worker.attemptable(leasedFor(timeoutMs + DELIVERY_SETTINGS.recordReserveMs + 1_000))).toBe(true);
+  expect(service.worker.attemptable(leasedFor(timeoutMs + DELIVERY_SETTINGS.recordReserveMs - 1_000))).toBe(false);
 
   // Such a delivery queued in a lane is dropped, not sent, and no longer counted as this worker's lease.
-  const heldBefore = service.heldLeases();
+  const heldBefore = service.worker.heldLeases();
   const lane = { queue: [leasedFor(1_000)], running: 0, cap: 1, claimedAll: true };
   service.worker.lanes.set(999, lane);
   const before = receiver.received.length;
-  service.dispatch(lane);
+  service.worker.dispatch(lane);
   expect(lane.running).toBe(0);
-  service.dropUnattemptable();
+  service.worker.dropUnattemptable();
   expect(service.worker.lanes.has(999)).toBe(false);
-  expect(service.heldLeases()).toEqual(heldBefore);
+  expect(service.worker.heldLeases()).toEqual(heldBefore);
   expect(receiver.received.length).toBe(before);
 });
 

@@ -11,7 +11,7 @@ import type { ServiceBroker } from 'moleculer';
 import { type DomainEvent, loadConfig, startHub } from '../../../shared/src';
 import { createServerDatabase, waitFor } from '../../../test/support/hub';
 import { DELIVERY_SETTINGS } from '../src/settings';
-import type { WebhooksThis } from '../src/webhooks.service';
+import type { WebhooksThis } from '../src/types';
 import { domainEvent } from './support/events';
 import { type Receiver, startReceiver } from './support/receiver';
 import { serverHubEnv, worldWithOneSubscription } from './support/server-hub';
@@ -288,7 +288,7 @@ it('leases nothing to a paused subscription', async () => {
   } finally {
     await sql('webhooks.subscriptions').where({ id: 1 }).update({ state: 'active' });
   }
-  service.pump();
+  service.worker.pump();
   await waitFor(() => arrived(201), 'the delivery once active', 10_000);
 });
 
@@ -306,12 +306,12 @@ it('gives up what a dead worker leased in its store once the leases end, and sen
     version,
     randomUUID(),
   ]);
-  service.pump();
+  service.worker.pump();
   await waitFor(() => service.worker.claiming === undefined, 'the claim while the lease lasts');
   expect(arrived(301)).toBe(false);
   await waitFor(
     () => {
-      service.pump();
+      service.worker.pump();
       return arrived(301);
     },
     'the delivery once the lease ended',
@@ -331,6 +331,6 @@ it('stores the webhooks alone when the lease beside them fails, and sends them o
     await sql.raw('alter table webhooks.held_leases_away rename to held_leases');
   }
   // As the next poll would.
-  service.pump();
+  service.worker.pump();
   await waitFor(() => arrived(2), 'the delivery once claims work', 10_000);
 });

@@ -10,7 +10,7 @@ import type { ServiceBroker } from 'moleculer';
 import { loadConfig, startHub } from '../../../shared/src';
 import { createServerDatabase, waitFor } from '../../../test/support/hub';
 import { DELIVERY_SETTINGS } from '../src/settings';
-import type { WebhooksThis } from '../src/webhooks.service';
+import type { WebhooksThis } from '../src/types';
 import { domainEvent } from './support/events';
 import { type Receiver, startReceiver } from './support/receiver';
 import { serverHubEnv, worldWithOneSubscription } from './support/server-hub';
