@@ -10,11 +10,12 @@ const common = {
   moduleNameMapper: {
     '^@hub/shared$': '<rootDir>/shared/src',
     '^@hub/shared/(.*)$': '<rootDir>/shared/src/$1',
+    '^@hub/cli$': '<rootDir>/cli/src',
     '^@hub/([a-z-]+)$': '<rootDir>/services/$1/src/$1.service.ts',
   },
   globalSetup: '<rootDir>/test/support/global-setup.ts',
 };
-const roots = ['<rootDir>/shared/test', '<rootDir>/services', '<rootDir>/test'];
+const roots = ['<rootDir>/shared/test', '<rootDir>/services', '<rootDir>/cli/test', '<rootDir>/test'];
 module.exports = {
   testTimeout: 60000,
   projects: [

@@ -19,13 +19,13 @@
  */
 const {
   loadConfig,
-  startHub,
   readWorld,
   DEMO_WORLD_FILE,
   databaseOf,
   OUTBOX_SETTINGS,
   pendingEventCount,
 } = require('../shared/dist');
+const { startHub } = require('../cli/dist');
 const { quick, args, loadAverage, ratio, runBenchmark } = require('./lib/benchmark');
 const { scratchDatabase } = require('./lib/databases');
 

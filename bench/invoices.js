@@ -13,7 +13,8 @@
  */
 'use strict';
 const autocannon = require('autocannon');
-const { loadConfig, startHub, readWorld, DEMO_WORLD_FILE } = require('../shared/dist');
+const { loadConfig, readWorld, DEMO_WORLD_FILE } = require('../shared/dist');
+const { startHub } = require('../cli/dist');
 const { quick, percentile, ratio, runBenchmark } = require('./lib/benchmark');
 const { requestJson, requestStatus } = require('./lib/http-client');
 const { scratchDatabase, flushToDisk } = require('./lib/databases');

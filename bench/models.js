@@ -15,7 +15,8 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { loadConfig, startHub, readWorld, DEMO_WORLD_FILE, databaseOf } = require('../shared/dist');
+const { loadConfig, readWorld, DEMO_WORLD_FILE, databaseOf } = require('../shared/dist');
+const { startHub } = require('../cli/dist');
 const { searchSql } = require('../services/models/dist/models.store');
 const { quick, args, percentile, ratio, runBenchmark } = require('./lib/benchmark');
 const { requestJson } = require('./lib/http-client');

@@ -39,7 +39,8 @@
 const http = require('node:http');
 const { fork } = require('node:child_process');
 const { randomUUID } = require('node:crypto');
-const { loadConfig, startHub, readWorld, DEMO_WORLD_FILE, databaseOf, clockOf } = require('../shared/dist');
+const { loadConfig, readWorld, DEMO_WORLD_FILE, databaseOf, clockOf } = require('../shared/dist');
+const { startHub } = require('../cli/dist');
 const { quick, args, loadAverage, ratio, runBenchmark } = require('./lib/benchmark');
 
 const DAY = 86_400_000;

@@ -25,14 +25,8 @@ const { AsyncLocalStorage } = require('node:async_hooks');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const {
-  loadConfig,
-  startHub,
-  readWorld,
-  DEMO_WORLD_FILE,
-  databaseOf,
-  buildExpressionStatistics,
-} = require('../shared/dist');
+const { loadConfig, readWorld, DEMO_WORLD_FILE, databaseOf, buildExpressionStatistics } = require('../shared/dist');
+const { startHub } = require('../cli/dist');
 const searchIndexes = [
   require('../services/booking/dist/migrations/20261126100000_index_case_search'),
   require('../services/booking/dist/migrations/20261129100000_index_cases_by_created_at'),

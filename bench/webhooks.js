@@ -38,7 +38,8 @@ const path = require('node:path');
 const { randomUUID, randomBytes } = require('node:crypto');
 const amqp = require('amqplib');
 const { Webhook } = require('standardwebhooks');
-const { loadConfig, startHub, readWorld, DEMO_WORLD_FILE, OUTBOX_SETTINGS } = require('../shared/dist');
+const { loadConfig, readWorld, DEMO_WORLD_FILE, OUTBOX_SETTINGS } = require('../shared/dist');
+const { startHub } = require('../cli/dist');
 const { quick, args, loadAverage, percentile, ratio, runBenchmark } = require('./lib/benchmark');
 const { scratchDatabase } = require('./lib/databases');
 

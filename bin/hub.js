@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The `hub` command; see `hub --help` or the README.
-require('../shared/dist/cli')
+require('../cli/dist/cli')
   .main(process.argv.slice(2))
   .catch((err) => {
     console.error(err && err.message ? err.message : err);

@@ -35,7 +35,6 @@ export * from './request-log';
 export * from './retention';
 export * from './retention-rule';
 export * from './rule-schema';
-export * from './runner';
 export * from './simulated-provider';
 export * from './sql-filter';
 export * from './statistics-targets';

@@ -3,6 +3,8 @@
  * docs/world.md). It is checked as a whole, shape and cross-references, before any service
  * writes its part, so a bad file changes nothing.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import FastestValidator from 'fastest-validator';
 import { millisecondsOf } from './config';
 import { CONTACT_FIELDS, type ContactDataIn } from './contact';
@@ -531,6 +533,14 @@ function isTimeZone(name: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** The demo world: what an embedded hub loads on its first start, and what tests build on. */
+export const DEMO_WORLD_FILE = path.resolve(__dirname, '../../world/demo.json');
+
+/** A world file as it is written, not yet checked (`validateWorld`). */
+export function readWorld(file: string): World {
+  return JSON.parse(fs.readFileSync(file, 'utf8')) as World;
 }
 
 /**

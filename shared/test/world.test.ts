@@ -1,4 +1,4 @@
-import { readWorld, DEMO_WORLD_FILE } from '../src/runner';
+import { readWorld, DEMO_WORLD_FILE } from '../src/world';
 import { validateWorld, worldKeysPresent, type World } from '../src/world';
 
 const demo = readWorld(DEMO_WORLD_FILE);

@@ -16,10 +16,10 @@ import {
   ALL_SERVICES,
   databaseOf,
   isAccessLevel,
-  serviceSchemaOf,
   type AccessLevel,
   type Role,
 } from '../../shared/src';
+import { serviceSchemaOf } from '../../cli/src';
 import { caseBody } from '../support/cases';
 import { DEMO_TOKENS, startTestHub, waitFor, type TestHub } from '../support/hub';
 import { fuzzOperations, RequestFuzzer, type OpenApiDocument } from '../support/request-fuzzer';

@@ -6,7 +6,8 @@
  * row written by a request it refused.
  */
 import type { Knex } from 'knex';
-import { ALL_SERVICES, databaseOf, type ServiceName, serviceSchemaOf } from '../../shared/src';
+import { ALL_SERVICES, databaseOf, type ServiceName } from '../../shared/src';
+import { serviceSchemaOf } from '../../cli/src';
 import { bookCase } from '../support/cases';
 import { DEMO_TOKENS, startTestHub, type TestHub } from '../support/hub';
 import {

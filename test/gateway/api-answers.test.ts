@@ -5,7 +5,8 @@
  * named shapes). An operation the tour does not reach fails the suite, so a new endpoint is held
  * to its schema from its first day.
  */
-import { ALL_SERVICES, DEMO_WORLD_FILE, readWorld, serviceSchemaOf } from '../../shared/src';
+import { ALL_SERVICES, DEMO_WORLD_FILE, readWorld } from '../../shared/src';
+import { serviceSchemaOf } from '../../cli/src';
 import { caseBody } from '../support/cases';
 import { DEMO_TOKENS, startTestHub, type TestHub, waitFor } from '../support/hub';
 import { apiReference, type ApiReference } from '../support/openapi';

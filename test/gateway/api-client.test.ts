@@ -7,7 +7,8 @@
  */
 import createClient from 'openapi-fetch';
 import type { paths } from '../../openapi/schema';
-import { ALL_SERVICES, serviceSchemaOf } from '../../shared/src';
+import { ALL_SERVICES } from '../../shared/src';
+import { serviceSchemaOf } from '../../cli/src';
 import { caseBody, UNKNOWN_GUID } from '../support/cases';
 import { DEMO_TOKENS, startTestHub, type TestHub } from '../support/hub';
 

@@ -2,7 +2,8 @@
  * The OpenAPI document the gateway serves matches the routes it mounts: every route of the API
  * documented, nothing documented that is not a route, with every service that exists running.
  */
-import { ALL_SERVICES, isAccessLevel, serviceSchemaOf } from '../../shared/src';
+import { ALL_SERVICES, isAccessLevel } from '../../shared/src';
+import { serviceSchemaOf } from '../../cli/src';
 import { startTestHub, type TestHub } from '../support/hub';
 
 let hub: TestHub;

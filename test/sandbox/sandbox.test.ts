@@ -7,14 +7,8 @@
  * restart, and a step taken again after a crash repeats nothing.
  */
 import type { Knex } from 'knex';
-import {
-  databaseOf,
-  DEMO_WORLD_FILE,
-  readWorld,
-  serviceSchemaOf,
-  SIMULATION_DELAY_STEPS,
-  type World,
-} from '../../shared/src';
+import { databaseOf, DEMO_WORLD_FILE, readWorld, SIMULATION_DELAY_STEPS, type World } from '../../shared/src';
+import { serviceSchemaOf } from '../../cli/src';
 import { type Received, type Receiver, startReceiver } from '../../services/webhooks/test/support/receiver';
 import { bookCase, UNKNOWN_GUID } from '../support/cases';
 import { DEMO_TOKENS, startTestHub, type TestHub, waitFor } from '../support/hub';

@@ -10,15 +10,8 @@ import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Middleware, ServiceBroker } from 'moleculer';
 import knexFactory from 'knex';
-import {
-  brokerOptions,
-  loadConfig,
-  type ServiceName,
-  startHub,
-  type World,
-  readWorld,
-  DEMO_WORLD_FILE,
-} from '../../shared/src';
+import { brokerOptions, loadConfig, type ServiceName, type World, readWorld, DEMO_WORLD_FILE } from '../../shared/src';
+import { startHub } from '../../cli/src';
 import { TEMPLATE_ENV } from './global-setup';
 import { testLogger } from './test-logger';
 

@@ -9,7 +9,8 @@
 import { randomUUID } from 'node:crypto';
 import knexFactory, { type Knex } from 'knex';
 import type { ServiceBroker } from 'moleculer';
-import { type DomainEvent, loadConfig, type ServiceName, startHub } from '../../../shared/src';
+import { type DomainEvent, loadConfig, type ServiceName } from '../../../shared/src';
+import { startHub } from '../../../cli/src';
 import { createServerDatabase, INFRA, waitFor } from '../../../test/support/hub';
 import { domainEvent, statusAdded } from './support/events';
 import { type Receiver, startReceiver } from './support/receiver';

@@ -5,7 +5,8 @@
  */
 import knexFactory, { type Knex } from 'knex';
 import type { ServiceBroker } from 'moleculer';
-import { loadConfig, type ServiceName, startHub } from '../../../shared/src';
+import { loadConfig, type ServiceName } from '../../../shared/src';
+import { startHub } from '../../../cli/src';
 import { createServerDatabase, INFRA, waitFor } from '../../../test/support/hub';
 import { domainEvent } from './support/events';
 import { type Receiver, startReceiver } from './support/receiver';

@@ -8,7 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import knexFactory, { type Knex } from 'knex';
 import type { ServiceBroker } from 'moleculer';
-import { type DomainEvent, loadConfig, startHub } from '../../../shared/src';
+import { type DomainEvent, loadConfig } from '../../../shared/src';
+import { startHub } from '../../../cli/src';
 import { createServerDatabase, waitFor } from '../../../test/support/hub';
 import { DELIVERY_SETTINGS } from '../src/settings';
 import type { WebhooksThis } from '../src/types';

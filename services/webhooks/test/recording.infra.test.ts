@@ -9,7 +9,8 @@
 import { randomBytes } from 'node:crypto';
 import knexFactory, { type Knex } from 'knex';
 import type { ServiceBroker } from 'moleculer';
-import { loadConfig, startHub } from '../../../shared/src';
+import { loadConfig } from '../../../shared/src';
+import { startHub } from '../../../cli/src';
 import { createServerDatabase, INFRA, waitFor } from '../../../test/support/hub';
 import { spawnHub, type HubProcess } from '../../../test/support/processes';
 import { domainEvent } from './support/events';

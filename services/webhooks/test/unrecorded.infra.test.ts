@@ -7,7 +7,8 @@
  */
 import knexFactory, { type Knex } from 'knex';
 import type { ServiceBroker } from 'moleculer';
-import { loadConfig, startHub } from '../../../shared/src';
+import { loadConfig } from '../../../shared/src';
+import { startHub } from '../../../cli/src';
 import { createServerDatabase, waitFor } from '../../../test/support/hub';
 import { DELIVERY_SETTINGS } from '../src/settings';
 import type { WebhooksThis } from '../src/types';

@@ -2,17 +2,18 @@
  * Starts the services this process runs (`SERVICES`, all by default) on one broker, and in
  * embedded mode loads the demo world on the first start.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import type { BrokerOptions, ServiceBroker, ServiceSchema } from 'moleculer';
-import { createHubBroker } from './broker';
-import { setLoadingFirstWorld } from './context';
-import type { HubConfig, ServiceName } from './config';
-import type { EmbeddedDatabaseOptions } from './db';
-import { healthServiceSchema } from './health';
-import type { World } from './world';
-
-export const DEMO_WORLD_FILE = path.resolve(__dirname, '../../world/demo.json');
+import {
+  createHubBroker,
+  DEMO_WORLD_FILE,
+  type EmbeddedDatabaseOptions,
+  healthServiceSchema,
+  type HubConfig,
+  readWorld,
+  type ServiceName,
+  setLoadingFirstWorld,
+  type World,
+} from '@hub/shared';
 
 /** The service schema a package exports, or undefined while the package has nothing to serve. */
 export function serviceSchemaOf(name: ServiceName): ServiceSchema | undefined {
@@ -61,8 +62,4 @@ export async function startHub(config: HubConfig, options: StartOptions = {}): P
     setLoadingFirstWorld(broker, false);
   }
   return broker;
-}
-
-export function readWorld(file: string): World {
-  return JSON.parse(fs.readFileSync(file, 'utf8')) as World;
 }

@@ -9,11 +9,19 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { ServiceBroker } from 'moleculer';
-import { createHubBroker } from './broker';
-import { ALL_SERVICES, type HubConfig, loadConfig, type ServiceName } from './config';
-import { DEMO_WORLD_FILE, readWorld, startHub } from './runner';
-import { ERROR_TYPES } from './errors';
-import { validateWorld, type World } from './world';
+import {
+  ALL_SERVICES,
+  createHubBroker,
+  DEMO_WORLD_FILE,
+  ERROR_TYPES,
+  type HubConfig,
+  loadConfig,
+  readWorld,
+  type ServiceName,
+  validateWorld,
+  type World,
+} from '@hub/shared';
+import { startHub } from './runner';
 
 const USAGE = `Usage:
   hub start                       run the services named by SERVICES (all by default)

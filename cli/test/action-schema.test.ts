@@ -4,7 +4,8 @@
  * lets through Moleculer's index signature, fails here for every service.
  */
 import type { ActionSchema, ServiceSchema } from 'moleculer';
-import { ACCESS, ACTION_KEYS, ALL_SERVICES, serviceSchemaOf } from '../src';
+import { ACCESS, ACTION_KEYS, ALL_SERVICES } from '@hub/shared';
+import { serviceSchemaOf } from '../src';
 
 const wellDeclared: ActionSchema = {
   rest: 'GET /v3/probe',
