@@ -40,6 +40,30 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {
+    // shared is the ground floor: it loads no service, not even by a name made at run time
+    // (the import graph's rules, .dependency-cruiser.cjs, see only the imports written out).
+    files: ['shared/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['@hub/*'], message: 'shared imports no service' }] }],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.name='require'][arguments.0.type='TemplateLiteral']",
+          message: 'shared loads no module by a name made at run time',
+        },
+        {
+          selector: "CallExpression[callee.property.name='resolve'][arguments.0.type='TemplateLiteral']",
+          message: 'shared loads no module by a name made at run time',
+        },
+        { selector: 'ImportExpression', message: 'shared loads no module by a name made at run time' },
+        {
+          selector: "CallExpression[callee.name='require'] > Literal[value=/^@hub\\u002F/]",
+          message: 'shared imports no service',
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.js'],
     languageOptions: { sourceType: 'commonjs', globals: globals.node },
     rules: { 'no-unused-vars': ['error', { ignoreRestSiblings: true }] },
