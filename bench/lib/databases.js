@@ -39,4 +39,4 @@ async function flushToDisk(knex) {
   await knex.raw('checkpoint');
 }
 
-module.exports = { POSTGRES_SERVER, scratchDatabase, flushToDisk };
+module.exports = { scratchDatabase, flushToDisk };
