@@ -7,13 +7,12 @@
 import { DEMO_WORLD_FILE, readWorld } from '../../../shared/src';
 import { bookCase, caseBody } from '../../support/cases';
 import { DEMO_TOKENS, type TestHub } from '../../support/hub';
-import { ANY, sendDocumented, startDocsHub } from './documented';
+import { ANY, sendDocumented, startDocsHub, useDocsHub } from './documented';
 
 let hub: TestHub;
-beforeAll(async () => {
-  hub = await startDocsHub();
+useDocsHub((started) => {
+  hub = started;
 });
-afterAll(() => hub?.stop());
 
 const partner = DEMO_TOKENS.elkjop;
 const MANUFACTURERS = [{ id: 1006, name: 'Acer', externalData: ANY }];

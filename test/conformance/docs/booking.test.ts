@@ -3,14 +3,13 @@
  * (demo world ids in place of the example's), the answers checked against the documented shapes.
  */
 import { DEMO_TOKENS, type TestHub } from '../../support/hub';
-import { sendDocumented, startDocsHub } from './documented';
+import { sendDocumented, useDocsHub } from './documented';
 import { documentedExample, documentedShape } from './reference';
 
 let hub: TestHub;
-beforeAll(async () => {
-  hub = await startDocsHub();
+useDocsHub((started) => {
+  hub = started;
 });
-afterAll(() => hub?.stop());
 
 const partner = DEMO_TOKENS.elkjop;
 

@@ -4,16 +4,15 @@
  */
 import { bookCase, caseBody } from '../../support/cases';
 import { DEMO_TOKENS, type TestHub } from '../../support/hub';
-import { expectShape, startDocsHub } from './documented';
+import { expectShape, useDocsHub } from './documented';
 import { CONTACT_DATA, readPage, section } from './reference';
 
 let hub: TestHub;
 let guid: string;
-beforeAll(async () => {
-  hub = await startDocsHub();
+useDocsHub(async (started) => {
+  hub = started;
   guid = await bookCase(hub, DEMO_TOKENS.elkjop);
 });
-afterAll(() => hub?.stop());
 
 const partner = DEMO_TOKENS.elkjop;
 

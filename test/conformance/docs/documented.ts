@@ -108,6 +108,19 @@ export async function sendDocumented<T = any>(
 export const DOCS_HUB_SERVICES: ServiceName[] = [...ALL_SERVICES];
 
 /** A hub for one documentation page's examples: every service on a fresh database, the demo world. */
+/**
+ * The hub a file's tests share: started before them and handed to `take` (which may set up
+ * what the tests need, a booked case), stopped after them.
+ */
+export function useDocsHub(take: (hub: TestHub) => void | Promise<void>): void {
+  let hub: TestHub | undefined;
+  beforeAll(async () => {
+    hub = await startDocsHub();
+    await take(hub);
+  });
+  afterAll(() => hub?.stop());
+}
+
 export function startDocsHub(options: Omit<TestHubOptions, 'services'> = {}): Promise<TestHub> {
   return startTestHub({
     services: DOCS_HUB_SERVICES,

@@ -5,16 +5,15 @@
  */
 import { bookCase } from '../../support/cases';
 import { DEMO_TOKENS, type TestHub } from '../../support/hub';
-import { type DocumentedShape, sendDocumented, startDocsHub } from './documented';
+import { type DocumentedShape, sendDocumented, useDocsHub } from './documented';
 import { documentedExample, documentedShape } from './reference';
 
 let hub: TestHub;
 let guid: string;
-beforeAll(async () => {
-  hub = await startDocsHub();
+useDocsHub(async (started) => {
+  hub = started;
   guid = await bookCase(hub, DEMO_TOKENS.elkjop);
 });
-afterAll(() => hub?.stop());
 
 const PAGE = 'Invoices';
 const SAVE = 'POST /api/v3/invoices';

@@ -8,17 +8,16 @@
 import { OLDER_VERSIONS_DEPRECATION, OLDER_VERSIONS_SUNSET } from '../../../shared/src';
 import { bookCase, caseBody } from '../../support/cases';
 import { DEMO_TOKENS, type HttpResult, type TestHub } from '../../support/hub';
-import { ANY, sendDocumented, startDocsHub } from './documented';
+import { ANY, sendDocumented, useDocsHub } from './documented';
 import { CONTACT_DATA, DOCUMENTED_CASE } from './reference';
 
 let hub: TestHub;
 let guid: string;
-beforeAll(async () => {
-  hub = await startDocsHub();
+useDocsHub(async (started) => {
+  hub = started;
   // Elkjøp's demo case goes to Nordic Repair Center.
   guid = await bookCase(hub, DEMO_TOKENS.elkjop);
 });
-afterAll(() => hub?.stop());
 
 const partner = DEMO_TOKENS.elkjop;
 const provider = DEMO_TOKENS.nrc;

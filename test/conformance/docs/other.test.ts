@@ -4,16 +4,15 @@
  */
 import { bookCase } from '../../support/cases';
 import { DEMO_TOKENS, type TestHub } from '../../support/hub';
-import { ANY, sendDocumented, startDocsHub } from './documented';
+import { ANY, sendDocumented, useDocsHub } from './documented';
 import { documentedExample, documentedShape, shapeOf } from './reference';
 
 let hub: TestHub;
 let guid: string;
-beforeAll(async () => {
-  hub = await startDocsHub();
+useDocsHub(async (started) => {
+  hub = started;
   guid = await bookCase(hub, DEMO_TOKENS.elkjop);
 });
-afterAll(() => hub?.stop());
 
 const partner = DEMO_TOKENS.elkjop;
 const PAGE = 'Other';

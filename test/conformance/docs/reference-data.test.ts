@@ -3,14 +3,13 @@
  * each example sent as documented (demo world ids) and its answer checked against the documented shape.
  */
 import { DEMO_TOKENS, type TestHub } from '../../support/hub';
-import { sendDocumented, startDocsHub } from './documented';
+import { sendDocumented, useDocsHub } from './documented';
 import { documentedInputs, documentedShape } from './reference';
 
 let hub: TestHub;
-beforeAll(async () => {
-  hub = await startDocsHub();
+useDocsHub((started) => {
+  hub = started;
 });
-afterAll(() => hub?.stop());
 
 const partner = DEMO_TOKENS.elkjop;
 const booking = 'originatorType=private&bookingType=companyToPrivate';

@@ -5,17 +5,16 @@
 import { OLDER_VERSIONS_DEPRECATION } from '../../../shared/src';
 import { bookCase } from '../../support/cases';
 import { DEMO_TOKENS, type TestHub } from '../../support/hub';
-import { sendDocumented, startDocsHub } from './documented';
+import { sendDocumented, useDocsHub } from './documented';
 import { documentedShape } from './reference';
 
 let hub: TestHub;
 let guid: string;
-beforeAll(async () => {
-  hub = await startDocsHub();
+useDocsHub(async (started) => {
+  hub = started;
   // Elkjøp's demo case goes to Nordic Repair Center.
   guid = await bookCase(hub, DEMO_TOKENS.elkjop);
 });
-afterAll(() => hub?.stop());
 
 const partner = DEMO_TOKENS.elkjop;
 const provider = DEMO_TOKENS.nrc;

@@ -5,7 +5,7 @@
  */
 import { bookCase } from '../../support/cases';
 import { DEMO_TOKENS, type TestHub } from '../../support/hub';
-import { ANY, type DocumentedShape, sendDocumented, startDocsHub } from './documented';
+import { ANY, type DocumentedShape, sendDocumented, useDocsHub } from './documented';
 import { CONTACT_DATA, documentedExample, documentedShape, DOCUMENTED_CASE, readPage, section } from './reference';
 
 const PAGE = 'Working with cases';
@@ -18,12 +18,11 @@ const searchShape = () =>
 
 let hub: TestHub;
 let guid: string;
-beforeAll(async () => {
-  hub = await startDocsHub();
+useDocsHub(async (started) => {
+  hub = started;
   // Elkjøp's demo case goes to Nordic Repair Center.
   guid = await bookCase(hub, DEMO_TOKENS.elkjop);
 });
-afterAll(() => hub?.stop());
 
 const partner = DEMO_TOKENS.elkjop;
 const provider = DEMO_TOKENS.nrc;
