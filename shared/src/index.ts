@@ -45,6 +45,5 @@ export * from './validator';
 export * from './webhook-shape';
 export * from './world';
 export * from './world-cache.mixin';
-export * from './status-rules-move';
 export * from './partitions';
 export * from './pg-errors';

@@ -2,9 +2,9 @@
  * Migrates every service's schema once into an in-memory PGlite and dumps it, so each suite
  * starts from a fresh copy of a migrated database in about a second instead of a full initdb.
  *
- * The dump is kept under node_modules/.cache, named by a hash of every migration file and the
- * PGlite version, so the next jest run (each package's tests are one, see package-tests.js)
- * reuses it until a migration changes.
+ * The dump is kept under node_modules/.cache, named by a hash of every migration file (SQL files
+ * in a migration's folder included) and the PGlite version, so the next jest run (each package's
+ * tests are one, see package-tests.js) reuses it until a migration changes.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -34,7 +34,9 @@ function templateKey(migrations: Array<{ schema: string; dir: string }>): string
   const hash = crypto.createHash('sha256');
   hash.update(fs.readFileSync(path.join(root, 'node_modules', '@electric-sql', 'pglite', 'package.json')));
   for (const { schema, dir } of migrations) {
-    for (const name of fs.readdirSync(dir).sort()) {
+    // A migration's SQL files sit in a folder beside it.
+    for (const name of (fs.readdirSync(dir, { recursive: true }) as string[]).sort()) {
+      if (fs.statSync(path.join(dir, name)).isDirectory()) continue;
       hash.update(`${schema}/${name}\n`);
       hash.update(fs.readFileSync(path.join(dir, name)));
     }

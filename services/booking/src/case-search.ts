@@ -26,7 +26,6 @@ import {
 } from './case-filters';
 import { keptOrderValueIds } from './order-values';
 import { rarePieces, textTrigrams } from './search-pieces';
-import { TEXT_STATISTICS } from './migrations/20261202100000_create_search_text_statistics';
 
 export const PAGINATION = { defaultLimit: 10, maxLimit: 100 };
 const SORTED_IN_FULL = 10_000;
@@ -231,6 +230,17 @@ async function tagReadingOf(
  */
 const TEXT_STATISTICS_KEPT_MS = 60_000;
 
+/**
+ * The statistics objects on the trigrams of each text a commonSearch reads through a trigram
+ * index (created with the booking schema): ANALYZE keeps the most common trigrams of a sample with
+ * the share of rows holding each.
+ */
+const TEXT_STATISTICS: Record<keyof SearchPieces, string> = {
+  contacts: 'case_contacts_text_trigrams',
+  orderData: 'cases_order_data_trigrams',
+  productData: 'cases_product_data_trigrams',
+};
+
 /** By statistics object: the trigrams it lists with the share of rows holding each. */
 type TrigramShares = Map<string, Map<string, number>>;
 
@@ -241,7 +251,7 @@ async function readTrigramShares(knex: Knex): Promise<TrigramShares> {
     `select s.statistics_name, u.trigram, u.share from pg_stats_ext_exprs s
        left join lateral unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) as u(trigram, share) on true
       where s.statistics_schemaname = 'booking' and s.statistics_name = any(?)`,
-    [Object.values(TEXT_STATISTICS).map(({ name }) => name)],
+    [Object.values(TEXT_STATISTICS)],
   )) as { rows: Array<{ statistics_name: string; trigram: string | null; share: number | null }> };
   const shares: TrigramShares = new Map();
   for (const { statistics_name: name, trigram, share } of rows) {
@@ -266,8 +276,8 @@ function trigramSharesOf(knex: Knex, keptMs: number): Promise<TrigramShares> {
 
 /**
  * The pieces of a commonSearch text by which each text's trigram index is searched (see
- * search-pieces.ts), judged by the statistics ANALYZE keeps on that text's trigrams (migration
- * 20261202100000_create_search_text_statistics): the trigrams they list with the share of rows
+ * search-pieces.ts), judged by the statistics ANALYZE keeps on that text's trigrams
+ * (TEXT_STATISTICS): the trigrams they list with the share of rows
  * holding each, read again once the last read is `keptMs` old. A text whose statistics are not
  * built yet (a new table's; the embedded database builds them apart from its ANALYZEs,
  * embedded-autovacuum.ts) is searched by the whole text.
@@ -281,7 +291,7 @@ export async function commonSearchPieces(
   if (textTrigrams(text).length < 2) return {};
   const shares = await trigramSharesOf(knex, keptMs);
   const pieces: SearchPieces = {};
-  for (const [searched, { name }] of Object.entries(TEXT_STATISTICS) as Array<[keyof SearchPieces, { name: string }]>) {
+  for (const [searched, name] of Object.entries(TEXT_STATISTICS) as Array<[keyof SearchPieces, string]>) {
     const shareOf = shares.get(name);
     if (shareOf) pieces[searched] = rarePieces(text, shareOf, commonShare);
   }
