@@ -6,12 +6,11 @@
  *
  * Cases are grown with SQL from one booked case per partner (generate_series, not row by row),
  * with a customer contact, a first status and tags, then analysed and vacuumed as a settled table
- * would be. The search indexes (migrations 20261126100000, 20261129100000, 20261130100200,
- * 20261130100300 and 20261212100200) are dropped while the rows go in, as a bulk import would;
- * the searches run without them (`before`), then the migrations build them (CREATE INDEX
- * CONCURRENTLY on the grown table, timed) and they run again (`after`). The kept count of each
- * scope (20261129100100), the scopes the case tags keep (20261130100000) and the kept orderData
- * values (20261212100000) stay: the search reads them. `commonSearch` also runs raw in its first
+ * would be. The search indexes (SEARCH_INDEXES) are dropped while the rows go in, as a bulk
+ * import would; the searches run without them (`before`), then they are built again as the
+ * booking schema defines them (CREATE INDEX CONCURRENTLY on the grown table, timed) and the
+ * searches run again (`after`). The kept count of each scope, the scopes the case tags keep and
+ * the kept orderData values stay: the search reads them. `commonSearch` also runs raw in its first
  * form (one OR with the contacts in an EXISTS) both times.
  *
  * Run after `npm run build`: `BENCH_POSTGRES_URL=postgres://... node bench/search-cases.js`
@@ -27,13 +26,39 @@ const os = require('node:os');
 const path = require('node:path');
 const { loadConfig, readWorld, DEMO_WORLD_FILE, databaseOf, buildExpressionStatistics } = require('../shared/dist');
 const { startHub } = require('../cli/dist');
-const searchIndexes = [
-  require('../services/booking/dist/migrations/20261126100000_index_case_search'),
-  require('../services/booking/dist/migrations/20261129100000_index_cases_by_created_at'),
-  require('../services/booking/dist/migrations/20261130100200_index_case_tags_by_scope'),
-  require('../services/booking/dist/migrations/20261130100300_index_order_data_by_scope'),
-  require('../services/booking/dist/migrations/20261212100200_index_order_data_values'),
+/** The indexes the searches read their matches through, in the booking schema. */
+const SEARCH_INDEXES = [
+  'cases_partner_id',
+  'cases_provider_id',
+  'cases_partner_status',
+  'cases_provider_status',
+  'case_tags_tag',
+  'cases_order_data',
+  'cases_product_data',
+  'cases_guid_trgm',
+  'cases_order_data_trgm',
+  'cases_product_data_trgm',
+  'case_contacts_data_trgm',
+  'cases_partner_created',
+  'cases_provider_created',
+  'case_tags_partner',
+  'case_tags_provider',
+  'cases_partner_order_data',
+  'cases_provider_order_data',
+  'case_order_values_partner',
+  'case_order_values_provider',
 ];
+
+/** Drops the search indexes and answers the statements that build them again without stopping writes. */
+async function dropSearchIndexes(knex) {
+  const { rows } = await knex.raw(
+    `select indexname, indexdef from pg_indexes where schemaname = 'booking' and indexname = any(?)`,
+    [SEARCH_INDEXES],
+  );
+  if (rows.length !== SEARCH_INDEXES.length) throw new Error('the booking schema lacks a search index');
+  for (const { indexname } of rows) await knex.raw(`drop index concurrently booking.${indexname}`);
+  return rows.map(({ indexdef }) => indexdef.replace(/^CREATE INDEX /, 'CREATE INDEX CONCURRENTLY '));
+}
 
 const { quick, percentile, ratio, runBenchmark } = require('./lib/benchmark');
 const { requestJson, requestStatus } = require('./lib/http-client');
@@ -275,7 +300,7 @@ async function main() {
     }
     const loadAtStart = load();
     // As a bulk import would: the search indexes dropped while the rows go in, then built.
-    for (const migration of searchIndexes) await migration.down(knex);
+    const buildSearchIndexes = await dropSearchIndexes(knex);
     const seedSeconds = await grow(knex);
     // Page 1,000, or in a quick run the last full page of Elkjøp's third of the cases.
     const deepOffset = Math.min(9990, Math.floor(CASES / 3) - 10);
@@ -286,7 +311,7 @@ async function main() {
     const before = await measure(url, broker, knex, list, ROUNDS_BEFORE);
     const firstFormBefore = await firstCommonSearch(knex, 'hansen4242');
     const indexStart = Date.now();
-    for (const migration of searchIndexes) await migration.up(knex);
+    for (const statement of buildSearchIndexes) await knex.raw(statement);
     const indexSeconds = +((Date.now() - indexStart) / 1000).toFixed(1);
     await settle(knex);
     const after = await measure(url, broker, knex, list, ROUNDS);

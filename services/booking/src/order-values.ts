@@ -1,7 +1,7 @@
 /**
  * The cases' top-level orderData values, one row each (case, key, value as text) with the case's
  * partner and provider, kept by triggers in the transaction of every write to booking.cases
- * (migration keep_order_data_values). Indexed by (scope, key, value, case id), they let a search
+ * (keep_order_values.sql, in the booking schema's migration). Indexed by (scope, key, value, case id), they let a search
  * by one orderData key alone find its matches, count them and sort them for the page from the
  * index, without reading a case: read through the cases, each candidate of the containment test
  * is a heap page.
@@ -16,25 +16,12 @@ import type { CallerScope, CaseCondition } from './case-filters';
 export const ORDER_VALUES = 'booking.case_order_values';
 
 /**
- * The keys, and the longest texts (in characters), the triggers keep: the filters' own bounds when
- * they were written. A search whose key or texts fall outside them reads the cases; widening them
- * takes a migration that keeps the values again.
+ * The keys, and the longest texts (in characters), the triggers keep (the same bounds are written
+ * in their SQL): the filters' own bounds when they were written. A search whose key or texts fall
+ * outside them reads the cases; widening them takes a migration that keeps the values again.
  */
 const KEPT_KEY = /^[A-Za-z0-9_-]{1,64}$/;
 const KEPT_TEXT_CHARACTERS = 255;
-
-/** The columns of ORDER_VALUES in the order `keptOrderValuesOf` selects them. */
-export const ORDER_VALUE_COLUMNS = '(case_id, partner_id, service_provider_id, key, value)';
-
-/** The kept orderData values of the case rows in `rows` (a table, transition table or subquery), as SQL. */
-export function keptOrderValuesOf(rows: string): string {
-  return `select r.id, r.partner_id, r.service_provider_id, v.key, v.value #>> '{}'
-    from ${rows} as r,
-         jsonb_each(case when jsonb_typeof(r.order_data) = 'object' then r.order_data else '{}' end) as v
-   where v.key ~ '${KEPT_KEY.source}'
-     and jsonb_typeof(v.value) in ('string', 'number', 'boolean')
-     and char_length(v.value #>> '{}') <= ${KEPT_TEXT_CHARACTERS}`;
-}
 
 /**
  * The ids, as column `id`, of the cases in `scope` whose orderData `key` has one of `texts`, from

@@ -2,21 +2,16 @@
  * GET /api/v3/case/history through the gateway: every kind of write recorded with its account,
  * party and changed fields, nothing recorded for a write that changed nothing or failed, each
  * party's view (a partner: no provider-private data, its own status keys, no hidden statuses),
- * case-level access, and the backfill of cases booked before the history was kept.
+ * and case-level access.
  */
-import type { Knex } from 'knex';
-import type { DbService } from '@hub/shared';
 import { DEMO_TOKENS, startTestHub, type TestHub } from '../../../test/support/hub';
 import { BOOKING_SERVICES, bookCase, UNKNOWN_GUID } from '../../../test/support/cases';
 import { documentedAnswer } from '../../../test/support/openapi';
-import { up as backfill } from '../src/migrations/20261127400100_backfill_case_history';
 
 let hub: TestHub;
-let knex: Knex;
 
 beforeAll(async () => {
   hub = await startTestHub({ services: BOOKING_SERVICES });
-  knex = (hub.broker.getLocalService('booking') as unknown as DbService).db.knex;
 });
 afterAll(() => hub.stop());
 
@@ -187,29 +182,5 @@ describe('GET /api/v3/case/history', () => {
     const missing = await request('/api/v3/case/history', DEMO_TOKENS.elkjop);
     expect(missing.status).toBe(400);
     expect(Object.keys(missing.body.error.details)).toEqual(['guid']);
-  });
-});
-
-describe('the history of cases booked before it was kept', () => {
-  it('is made from the booking, its statuses, uploads, acceptance and finish, by party', async () => {
-    const guid = await bookCase(hub, DEMO_TOKENS.elkjop);
-    const file = { name: 'photo.jpg', url: 'https://files.example.com/photo.jpg', type: 'proofOfDamage' };
-    await post('case/files', DEMO_TOKENS.elkjop, { guid, files: [file] });
-    await post('case/status', DEMO_TOKENS.nrc, { guid, key: 'arrived' });
-    await post('case/accept', DEMO_TOKENS.nrc, { guid });
-    await post('case/finish', DEMO_TOKENS.elkjop, { guid });
-    const recorded = outline(await history(guid, DEMO_TOKENS.nrc));
-    const { id } = (await knex('booking.cases').where({ guid }).first('id')) as { id: number };
-    await knex('booking.case_history').where({ case_id: id }).delete();
-
-    await backfill(knex);
-    const rebuilt = await history(guid, DEMO_TOKENS.nrc);
-    // What was recorded as it happened, less the accounts, which were not kept before.
-    expect(outline(rebuilt)).toEqual(recorded);
-    expect(rebuilt.map((entry) => entry.account)).toEqual([null, null, null, null, null]);
-    expect(rebuilt[0].party).toEqual(ELKJOP.party);
-    // Cases that have a history are left as they are.
-    await backfill(knex);
-    expect(await history(guid, DEMO_TOKENS.nrc)).toEqual(rebuilt);
   });
 });

@@ -15,7 +15,6 @@ import { buildExpressionStatistics, type Caller, type DbService } from '@hub/sha
 import { DEMO_TOKENS, startTestHub, type TestHub } from '../../../test/support/hub';
 import { BOOKING_SERVICES, bookCase } from '../../../test/support/cases';
 import { commonSearchPieces, type LookupNames, searchCases } from '../src/case-search';
-import { up as backfillOrderValues } from '../src/migrations/20261212100100_backfill_order_data_values';
 
 const PROVIDER: Caller = {
   accountId: 1,
@@ -464,13 +463,6 @@ export function caseSearchSuite(infra: boolean): void {
       const kept = await keptOrderValues();
       expect(kept).toEqual(sortedValues(expected));
       expect(kept.filter((row) => row.key === 'store').length).toBeGreaterThan(10);
-    });
-
-    it('fills in the orderData values of cases written before they were kept, and keeps those kept since', async () => {
-      const kept = await keptOrderValues();
-      await knex('booking.case_order_values').whereRaw('case_id % 2 = 0').delete();
-      await backfillOrderValues(knex);
-      expect(await keptOrderValues()).toEqual(kept);
     });
 
     it('keeps every tag in the scope of its case', async () => {

@@ -2,7 +2,6 @@
 import { databaseOf } from '@hub/shared';
 import { DEMO_TOKENS, startTestHub, type TestHub } from '../../../test/support/hub';
 import { BOOKING_SERVICES, bookCase, caseBody } from '../../../test/support/cases';
-import * as renameFailedStatus from '../src/migrations/20261126100000_rename_failed_request_status';
 
 let hub: TestHub;
 beforeAll(async () => {
@@ -131,31 +130,6 @@ describe('trackingId', () => {
     const missing = await hub.request('POST', '/api/v3/requests/find', { token: elkjop, body: {} });
     expect(missing.status).toBe(400);
     expect(missing.body.error.details).toEqual({ trackingId: ['Field is required'] });
-  });
-
-  it('a migration renames the failed attempts stored before as errors, and only those', async () => {
-    const db = (await databaseOf(hub.broker)).knex;
-    const row = { account_id: 2, partner_id: 1, meta: '{}' };
-    const ids = (await db('booking.external_requests')
-      .insert([
-        { ...row, type: 'caseCreated', status: 'failed', tracking_id: 'TRK-OLD' },
-        { ...row, type: 'caseCreated', status: 'success', tracking_id: 'TRK-OLD' },
-      ])
-      .returning('id')) as Array<{ id: number }>;
-    const statuses = async () =>
-      (
-        await db('booking.external_requests')
-          .whereIn(
-            'id',
-            ids.map(({ id }) => id),
-          )
-          .orderBy('id')
-      ).map((r) => r.status);
-    await renameFailedStatus.up(db);
-    expect(await statuses()).toEqual(['error', 'success']);
-    await renameFailedStatus.down(db);
-    expect(await statuses()).toEqual(['failed', 'success']);
-    await renameFailedStatus.up(db);
   });
 
   it('needs a trackingId to find', async () => {

@@ -114,7 +114,7 @@ const OLDER_PATHS: OlderPaths = {
   department: { v2: {} },
 };
 
-/** knex's name for the unique index of account token digests (migration create_directory). */
+/** knex's name for the unique index of account token digests (the catalog schema's migration). */
 const ACCOUNT_TOKEN_UNIQUE = 'accounts_token_sha256_unique';
 const TOKEN_TAKEN = 'a token of the file belongs to an account the file does not name';
 

@@ -1,20 +1,20 @@
 /**
  * The invoices' top-level scalar customData values, one row each (invoice, key, value) with the
  * invoice's scope and created_at, kept by triggers in the transaction of every write to
- * invoicing.invoices (migration create_invoice_custom_values). Indexed by (scope, key, value,
+ * invoicing.invoices (keep_custom_values.sql, in the invoicing schema's migration). Indexed by (scope, key, value,
  * created_at, invoice id), they let invoices/find count the matches of one customData key's value
  * in a date range from the index alone, instead of rechecking each candidate invoice.
  *
  * A value is kept when a customData filter's containment test could match it: a string, number,
  * boolean or null (an object or array never equals a scalar filter value). Keys and strings
  * longer than KEPT_BYTES are not kept, so every entry fits a btree index row; a filter naming
- * one reads the invoices instead (see `keptValueMatches`).
+ * one reads the invoices instead (see `keptValueMatches`). The triggers' SQL holds the same bound.
  */
 import { Buffer } from 'node:buffer';
 
 export const CUSTOM_VALUES = 'invoicing.invoice_custom_values';
 
-/** The kept values counted per scope, key, value and UTC day of created_at (migration 20261211100000). */
+/** The kept values counted per scope, key, value and UTC day of created_at (count_custom_values.sql). */
 export const CUSTOM_VALUE_DAYS = 'invoicing.custom_value_days';
 
 /** The day a kept value is counted in, from its created_at. */
@@ -23,25 +23,8 @@ export const DAY_OF_CREATED_AT = "(created_at at time zone 'UTC')::date";
 /** Longest key, and longest string value, that is kept: UTF-8 bytes, as Postgres counts them. */
 export const KEPT_BYTES = 1000;
 
-/** The columns of CUSTOM_VALUES in the order `keptValuesOf` selects them. */
-export const CUSTOM_VALUE_COLUMNS = '(invoice_id, partner_id, provider_id, key, value, created_at)';
-
 /** Whether a customData key and scalar value would have been kept. */
 export function isKept(key: string, value: unknown): boolean {
   if (Buffer.byteLength(key, 'utf8') > KEPT_BYTES) return false;
   return typeof value !== 'string' || Buffer.byteLength(value, 'utf8') <= KEPT_BYTES;
-}
-
-/** The kept values of the invoice rows in `rows` (a table, transition table or subquery), as SQL. */
-export function keptValuesOf(rows: string): string {
-  return `select r.id, r.partner_id, r.provider_id, v.key, v.value, r.created_at
-    from ${rows} as r,
-         jsonb_each(case when jsonb_typeof(r.custom_data) = 'object' then r.custom_data else '{}' end) as v
-   where octet_length(v.key) <= ${KEPT_BYTES}
-     and case jsonb_typeof(v.value)
-           when 'string' then octet_length(v.value #>> '{}') <= ${KEPT_BYTES}
-           when 'object' then false
-           when 'array' then false
-           else true
-         end`;
 }

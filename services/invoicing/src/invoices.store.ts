@@ -6,7 +6,7 @@ import type { Knex } from 'knex';
 import { parseInstant } from '@hub/shared';
 
 export const INVOICES = 'invoicing.invoices';
-/** The invoices counted per scope and UTC day of created_at (migration 20261211100100). */
+/** The invoices counted per scope and UTC day of created_at (count_invoices.sql). */
 export const INVOICE_DAYS = 'invoicing.invoice_days';
 export const INVOICE_STATUSES = 'invoicing.invoice_statuses';
 

@@ -7,9 +7,9 @@
  * so ranges and cursors cut days where the kept counts per day (CUSTOM_VALUE_DAYS) are summed.
  *
  * customData holds values of every JSON type under keys an invoice may or may not have, and the
- * invoices are then re-saved with other values, moved in time, deleted, given `1.0` where they
- * held `1`, and some lose their kept values to the backfill migration, which must restore them:
- * a count read from the kept values (custom-values.store.ts) must still be the reference's.
+ * invoices are then re-saved with other values, moved in time, deleted, or given `1.0` where they
+ * held `1`: a count read from the kept values (custom-values.store.ts) must still be the
+ * reference's.
  * Run on the embedded database (`find.property.test.ts`) and the Postgres server
  * (`find.property.infra.test.ts`).
  */
@@ -20,7 +20,6 @@ import { DEMO_TOKENS, type TestHub } from '../../../test/support/hub';
 import { startCaseRecordsHub } from '../../../test/support/cases';
 import { CUSTOM_VALUE_DAYS, CUSTOM_VALUES, DAY_OF_CREATED_AT, KEPT_BYTES } from '../src/custom-values.store';
 import { INVOICE_DAYS, INVOICES } from '../src/invoices.store';
-import { up as backfill } from '../src/migrations/20261130100100_backfill_invoice_custom_values';
 
 const caller = (role: 'partner' | 'provider', id: number): Caller => ({
   accountId: 1,
@@ -70,7 +69,7 @@ const generatedInvoice = fc.record({
   currency: fc.constantFrom(...CURRENCIES),
   isPaid: fc.boolean(),
   /** What happens to it after it is saved. */
-  later: fc.constantFrom('kept', 'resaved', 'deleted', 'spelled 1.0', 'unkept'),
+  later: fc.constantFrom('kept', 'resaved', 'deleted', 'spelled 1.0'),
   resavedData: customData,
 });
 
@@ -145,9 +144,6 @@ export function findPropertySuite(infra: boolean): void {
           [saved.id],
         );
     }
-    const unkept = ids.filter((_, index) => invoices[index].later === 'unkept');
-    await knex('invoicing.invoice_custom_values').whereIn('invoice_id', unkept).delete();
-    await backfill(knex);
   });
   afterAll(() => hub.stop());
 

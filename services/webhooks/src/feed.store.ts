@@ -47,8 +47,8 @@ export const ADDRESSED_FROM_OLD_SUBSCRIPTIONS = 'WH001';
 
 /**
  * Stores the webhooks in their parties' feeds, numbered, and a delivery for each of their
- * subscriptions, in one statement and so one transaction (migrations 20261201100000 and
- * 20261207100000); the webhooks of an event already in a party's feed are left out. Answers the
+ * subscriptions, in one statement and so one transaction (store_addressed_webhooks.sql and
+ * store_webhooks.sql); the webhooks of an event already in a party's feed are left out. Answers the
  * deliveries stored. One round trip: the heads stay locked only while the database works, never
  * while this process waits for an answer.
  *
@@ -85,9 +85,9 @@ export interface LeaseRequest {
 
 /**
  * Stores the webhooks as `storeWebhooks` does and leases the deliveries it makes to the worker
- * as far as it has room, in the insert that makes them (migration 20261215100000): those are
- * answered as a claim answers them, their webhook's payload once for all its deliveries
- * (migration 20261216100000), and the rest wait for a claim. The store waits for the log as it
+ * as far as it has room, in the insert that makes them (store_and_lease.sql): those are
+ * answered as a claim answers them, their webhook's payload once for all its deliveries,
+ * and the rest wait for a claim. The store waits for the log as it
  * does alone.
  */
 export async function storeAndLease(

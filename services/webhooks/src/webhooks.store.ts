@@ -73,7 +73,7 @@ function addressable(row: AddressingColumns): AddressableSubscription {
 /**
  * Every subscription that takes new deliveries (a paused one keeps them for later), as of a
  * version of the subscriptions: a store checks that version is still current
- * (migration 20261207100000), so an ingest may keep these while they are.
+ * (store_addressed_webhooks.sql), so an ingest may keep these while they are.
  */
 export interface AddressingView {
   version: string;
@@ -125,7 +125,7 @@ export interface HeldLeases {
  * after the next claim's round trip. What it may have in flight, the delivery's `cap`, is the
  * subscription's limit less the leases the other workers hold, whether their attempts are queued,
  * in flight or finished, as each counted them at its last claim less what it recorded since
- * (migration 20261208100000): a worker's count only falls between its claims, so together they
+ * (claim_due.sql): a worker's count only falls between its claims, so together they
  * never exceed the limit. The worker's own finished attempts do not count against it: their
  * place is free the moment they end, so recording is off the path of the next attempt.
  *
@@ -255,11 +255,11 @@ export interface AttemptRecord {
 /**
  * Logs attempts, moves their deliveries on and takes them off the worker's count of leases, in
  * one statement (so atomically) whatever their number: a worker records the attempts that
- * finished meanwhile together, as one commit (migration 20261208100000). The deliveries are found
- * by a lookup of each one's key, the only plan the function lets the planner make (migration
- * 20261217100000): left to choose, it read a burst's deliveries whole and hashed them (new, so
- * without statistics: every row of the burst for a few attempts), and a lookup that also matched an array of the
- * record's ids sorted that array for every attempt.
+ * finished meanwhile together, as one commit (record_attempts.sql). The deliveries are found by
+ * a lookup of each one's key, the only plan the function lets the planner make: left to choose,
+ * it read a burst's deliveries whole and hashed them (new, so without statistics: every row of the
+ * burst for a few attempts), and a lookup that also matched an array of the record's ids sorted that array for
+ * every attempt.
  */
 export async function recordAttempts(knex: Knex, workerId: string, records: AttemptRecord[]): Promise<void> {
   if (records.length === 0) return;

@@ -1,6 +1,6 @@
 /**
- * A store leases the deliveries it makes to its worker in the insert that makes them (migration
- * 20261215100000), as far as a claim could take them at that moment: they go out without a claim,
+ * A store leases the deliveries it makes to its worker in the insert that makes them
+ * (store_and_lease.sql), as far as a claim could take them at that moment: they go out without a claim,
  * the webhooks still wait for the log before the ingest answers, a case's next delivery waits for
  * its earlier one, a worker never holds more than its room, and a worker that dies gives them up
  * when their leases end. The webhooks service runs in this process on the Postgres server.

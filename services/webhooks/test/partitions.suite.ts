@@ -8,9 +8,7 @@
  * on the embedded database and on the Postgres server.
  */
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
-import type { Knex } from 'knex';
 import {
   createPartitionsAhead,
   type Database,
@@ -33,8 +31,6 @@ const SUBSCRIPTION = 7;
 const TEST_WORKER = randomUUID();
 
 const MIGRATIONS = path.join(__dirname, '../src/migrations');
-/** The first migration with partitioned tables. */
-const PARTITIONING = '20261129100000_partition_deliveries_by_occurrence';
 
 export function partitionsSuite(infra: boolean): void {
   let database: Database;
@@ -296,89 +292,5 @@ export function partitionsSuite(infra: boolean): void {
         index,
         [null, 0, 0],
       ]);
-  });
-
-  it('moves the deliveries and attempts of an earlier schema to the default partitions, ids and all', async () => {
-    const earlier = await emptyDatabase();
-    const before = fs
-      .readdirSync(MIGRATIONS)
-      .filter((file) => /^\d+_[a-z0-9_]+\.ts$/.test(file) && file < PARTITIONING)
-      .sort();
-    await earlier.knex.raw('create schema webhooks');
-    await earlier.knex.migrate.latest({
-      schemaName: 'webhooks',
-      tableName: 'knex_migrations',
-      migrationSource: {
-        getMigrations: () => Promise.resolve(before),
-        getMigrationName: (file: string) => file.replace(/\.ts$/, ''),
-        // eslint-disable-next-line @typescript-eslint/no-require-imports -- a migration file by its path, as db.ts loads them
-        getMigration: (file: string) => Promise.resolve(require(path.join(MIGRATIONS, file)) as Knex.Migration),
-      },
-    });
-    const sql = earlier.knex;
-    await sql('webhooks.subscriptions').insert({
-      id: SUBSCRIPTION,
-      account_id: 2,
-      event_types: '[]',
-      kind: 'http',
-      url: 'http://127.0.0.1:9/hooks',
-      secret: 'whsec_partitions',
-      max_in_flight: 4,
-      origin: 'admin',
-    });
-    const old = { event_type: 'status.new', subscription_id: SUBSCRIPTION, payload: '{}' };
-    const stored = (await sql('webhooks.deliveries')
-      .insert([
-        {
-          ...old,
-          event_id: randomUUID(),
-          webhook_id: 'w1',
-          occurred_at: '2026-10-01T10:00:00.123Z',
-          state: 'succeeded',
-        },
-        { ...old, event_id: randomUUID(), webhook_id: 'w2', occurred_at: '2026-11-01T10:00:00.456Z' },
-      ])
-      .returning(['id', 'event_id'])) as Array<{ id: number; event_id: string }>;
-    const attempt = { attempt: 1, started_at: new Date(), latency_ms: 5, ok: false };
-    await sql('webhooks.attempts').insert([
-      { ...attempt, delivery_id: stored[0].id },
-      { ...attempt, delivery_id: stored[0].id, attempt: 2, ok: true },
-      { ...attempt, delivery_id: stored[1].id },
-    ]);
-
-    await migrateSchema(earlier, 'webhooks', MIGRATIONS);
-    const moved = await sql.raw(
-      `select d.id::int, d.webhook_id, d.occurred_at, d.tableoid::regclass::text as partition,
-              array_agg(a.attempt order by a.attempt) as attempts,
-              array_agg(distinct a.tableoid::regclass::text) as attempt_partitions,
-              bool_and(a.delivery_occurred_at = d.occurred_at) as attempts_know_their_time
-         from webhooks.deliveries d join webhooks.attempts a on a.delivery_id = d.id
-        group by 1, 2, 3, 4 order by 1`,
-    );
-    expect(moved.rows).toEqual([
-      {
-        id: stored[0].id,
-        webhook_id: 'w1',
-        occurred_at: new Date('2026-10-01T10:00:00.123Z'),
-        partition: 'webhooks.deliveries_default',
-        attempts: [1, 2],
-        attempt_partitions: ['webhooks.attempts_default'],
-        attempts_know_their_time: true,
-      },
-      {
-        id: stored[1].id,
-        webhook_id: 'w2',
-        occurred_at: new Date('2026-11-01T10:00:00.456Z'),
-        partition: 'webhooks.deliveries_default',
-        attempts: [1],
-        attempt_partitions: ['webhooks.attempts_default'],
-        attempts_know_their_time: true,
-      },
-    ]);
-    // The ids go on from the same sequence, and the moved pending delivery is claimed as any other.
-    expect(await storeWebhooks(sql, [delivery(new Date())], 0, (await readAddressing(sql)).version)).toBe(1);
-    expect(Number((await sql('webhooks.deliveries').max({ id: 'id' }))[0].id)).toBeGreaterThan(stored[1].id);
-    const claimed = await claimDue(sql, TEST_WORKER, 10, 60_000, [], 1);
-    expect(claimed.map(({ delivery: row }) => row.webhook_id)).toContain('w2');
   });
 }
