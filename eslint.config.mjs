@@ -64,6 +64,25 @@ export default tseslint.config(
     },
   },
   {
+    // A migration is forward-only and self-contained: what it does is fixed when it is written, so
+    // it imports nothing of the project (another migration, its service's code, @hub packages),
+    // whose later changes would change what an old migration does. Its SQL sits beside it.
+    files: ['services/*/src/migrations/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.{1,2}(/|$)|@hub/)',
+              message: 'A migration imports nothing of the project: write what it does in it, or in SQL beside it.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.js'],
     languageOptions: { sourceType: 'commonjs', globals: globals.node },
     rules: { 'no-unused-vars': ['error', { ignoreRestSiblings: true }] },

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { type Database, loadConfig, openDatabase } from '../../shared/src';
 import {
+  BASELINE,
   catalogOf,
   migrateToBaseline,
   SERVICES,
@@ -39,6 +40,20 @@ it('creates the extensions the replaced migrations created', () => {
 
 it.each(SERVICES.map(({ schema }) => schema))('builds the %s schema the replaced migrations built', (schema) => {
   expect(built[schema]).toEqual(snapshot[schema]);
+});
+
+it('names each migration by its time, not before the baseline nor after now, and what it changes', () => {
+  const now = new Date().toISOString().replace(/\D/g, '').slice(0, BASELINE.length);
+  for (const { dir } of SERVICES)
+    for (const file of fs.readdirSync(dir).filter((name) => name.endsWith('.ts'))) {
+      const [, time] = /^(\d{14})_[a-z]+(?:_[a-z0-9]+)+\.ts$/.exec(file) ?? [];
+      expect({ file, named: time !== undefined, fromBaseline: time >= BASELINE, past: time <= now }).toEqual({
+        file,
+        named: true,
+        fromBaseline: true,
+        past: true,
+      });
+    }
 });
 
 it('covers every schema of the snapshot', () => {
