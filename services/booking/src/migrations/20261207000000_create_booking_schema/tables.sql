@@ -13,8 +13,8 @@ create table booking.cases (
   service_type_id integer not null,
   service_location_id integer not null,
   shipping_method_id integer,
-  country character varying(2),
-  current_status character varying(64),
+  country varchar(2),
+  current_status varchar(64),
   order_data jsonb default '{}'::jsonb not null,
   product_data jsonb default '{}'::jsonb not null,
   spare_parts jsonb default '[]'::jsonb not null,
@@ -29,12 +29,12 @@ create table booking.cases (
   service_provider_department jsonb,
   service_provider_competence jsonb,
   accepted boolean default false not null,
-  created_at timestamp with time zone default current_timestamp not null,
-  updated_at timestamp with time zone default current_timestamp not null,
-  accepted_at timestamp with time zone,
-  cancelled_at timestamp with time zone,
+  created_at timestamptz default current_timestamp not null,
+  updated_at timestamptz default current_timestamp not null,
+  accepted_at timestamptz,
+  cancelled_at timestamptz,
   cancel_reason text,
-  finished_at timestamp with time zone,
+  finished_at timestamptz,
   constraint cases_guid_unique unique (guid)
 );
 
@@ -69,10 +69,10 @@ create index cases_service_provider_id_accepted_id_index on booking.cases (servi
 create table booking.case_contacts (
   id bigserial primary key,
   case_id bigint not null,
-  role character varying(16) not null,
+  role varchar(16) not null,
   type smallint,
   data jsonb not null,
-  created_at timestamp with time zone default current_timestamp not null,
+  created_at timestamptz default current_timestamp not null,
   constraint case_contacts_case_id_role_unique unique (case_id, role),
   constraint case_contacts_case_id_foreign foreign key (case_id) references booking.cases(id) on delete cascade
 );
@@ -83,7 +83,7 @@ create table booking.case_counts (
   partner_id integer not null,
   service_provider_id integer,
   cases bigint not null,
-  current_status character varying(64)
+  current_status varchar(64)
 );
 
 create index case_counts_provider on booking.case_counts (service_provider_id);
@@ -93,14 +93,14 @@ create index case_counts_values on booking.case_counts (partner_id, service_prov
 create table booking.case_files (
   id bigserial primary key,
   case_id bigint not null,
-  name character varying(255) not null,
-  type character varying(32) not null,
+  name varchar(255) not null,
+  type varchar(32) not null,
   url text,
-  storage_key character varying(255),
-  content_type character varying(128),
+  storage_key varchar(255),
+  content_type varchar(128),
   size integer,
-  uploaded_by character varying(16) not null,
-  created_at timestamp with time zone default current_timestamp not null,
+  uploaded_by varchar(16) not null,
+  created_at timestamptz default current_timestamp not null,
   constraint case_files_case_id_foreign foreign key (case_id) references booking.cases(id) on delete cascade
 );
 
@@ -109,11 +109,11 @@ create index case_files_case_id_id_index on booking.case_files (case_id, id);
 create table booking.case_history (
   id bigserial primary key,
   case_id bigint not null,
-  at timestamp with time zone default clock_timestamp() not null,
-  action character varying(32) not null,
+  at timestamptz default clock_timestamp() not null,
+  action varchar(32) not null,
   account_id integer,
-  account_name character varying(255),
-  party_type character varying(16),
+  account_name varchar(255),
+  party_type varchar(16),
   party_id integer,
   changes jsonb default '[]'::jsonb not null,
   constraint case_history_case_id_foreign foreign key (case_id) references booking.cases(id) on delete cascade
@@ -138,11 +138,11 @@ create index case_order_values_provider on booking.case_order_values (service_pr
 create table booking.case_statuses (
   id bigserial primary key,
   case_id bigint not null,
-  key character varying(64) not null,
-  name character varying(255) not null,
-  declared_at timestamp with time zone default current_timestamp not null,
-  created_at timestamp with time zone default current_timestamp not null,
-  updated_at timestamp with time zone default current_timestamp not null,
+  key varchar(64) not null,
+  name varchar(255) not null,
+  declared_at timestamptz default current_timestamp not null,
+  created_at timestamptz default current_timestamp not null,
+  updated_at timestamptz default current_timestamp not null,
   constraint case_statuses_case_id_foreign foreign key (case_id) references booking.cases(id) on delete cascade
 );
 
@@ -150,7 +150,7 @@ create index case_statuses_case_id_id_index on booking.case_statuses (case_id, i
 
 create table booking.tags (
   id serial primary key,
-  name character varying(255) not null,
+  name varchar(255) not null,
   constraint tags_name_unique unique (name)
 );
 
@@ -176,16 +176,16 @@ create table booking.external_requests (
   partner_id integer,
   provider_id integer,
   account_id integer not null,
-  type character varying(64) not null,
-  status character varying(64) not null,
+  type varchar(64) not null,
+  status varchar(64) not null,
   url text,
   meta jsonb default '{}'::jsonb not null,
-  tracking_id character varying(255),
+  tracking_id varchar(255),
   request text,
   response text,
   message text,
-  created_at timestamp with time zone default current_timestamp not null,
-  updated_at timestamp with time zone default current_timestamp not null,
+  created_at timestamptz default current_timestamp not null,
+  updated_at timestamptz default current_timestamp not null,
   constraint external_requests_case_id_foreign foreign key (case_id) references booking.cases(id) on delete set null
 );
 
@@ -197,12 +197,12 @@ create index external_requests_tracking_id_partner_id_index on booking.external_
 
 create table booking.idempotency_keys (
   account_id integer not null,
-  action character varying(128) not null,
-  key character varying(255) not null,
-  request_hash character varying(64) not null,
+  action varchar(128) not null,
+  key varchar(255) not null,
+  request_hash varchar(64) not null,
   status smallint,
   answer json,
-  created_at timestamp with time zone default current_timestamp not null,
+  created_at timestamptz default current_timestamp not null,
   primary key (account_id, action, key)
 );
 
@@ -211,13 +211,13 @@ create index idempotency_keys_created_at_index on booking.idempotency_keys (crea
 create table booking.outbox (
   id bigserial primary key,
   event_id uuid not null,
-  type character varying(64) not null,
+  type varchar(64) not null,
   case_guid uuid,
   audience jsonb not null,
   payload jsonb not null,
-  occurred_at timestamp with time zone default current_timestamp not null,
-  lease_until timestamp with time zone,
-  published_at timestamp with time zone,
+  occurred_at timestamptz default current_timestamp not null,
+  lease_until timestamptz,
+  published_at timestamptz,
   constraint outbox_event_id_unique unique (event_id)
 );
 
@@ -228,17 +228,17 @@ create index outbox_pending on booking.outbox (id) where (published_at is null);
 create index outbox_relayed on booking.outbox (published_at) where (published_at is not null);
 
 create table booking.retention_runs (
-  rule character varying(64) primary key,
-  table_name character varying(128) not null,
-  ran_at timestamp with time zone not null,
+  rule varchar(64) primary key,
+  table_name varchar(128) not null,
+  ran_at timestamptz not null,
   removed bigint not null,
   removed_total bigint not null
 );
 
 create table booking.status_keys (
   provider_id integer not null,
-  key character varying(64) not null,
-  name character varying(255) not null,
+  key varchar(64) not null,
+  name varchar(255) not null,
   "position" integer not null,
   description text,
   sms_available boolean default false not null,

@@ -13,12 +13,12 @@ create index custom_value_days_provider on invoicing.custom_value_days (provider
 
 create table invoicing.idempotency_keys (
   account_id integer not null,
-  action character varying(128) not null,
-  key character varying(255) not null,
-  request_hash character varying(64) not null,
+  action varchar(128) not null,
+  key varchar(255) not null,
+  request_hash varchar(64) not null,
   status smallint,
   answer json,
-  created_at timestamp with time zone default current_timestamp not null,
+  created_at timestamptz default current_timestamp not null,
   primary key (account_id, action, key)
 );
 
@@ -30,7 +30,7 @@ create table invoicing.invoice_custom_values (
   provider_id integer not null,
   key text not null,
   value jsonb not null,
-  created_at timestamp with time zone not null,
+  created_at timestamptz not null,
   primary key (invoice_id, key)
 );
 
@@ -51,8 +51,8 @@ create index invoice_days_provider on invoicing.invoice_days (provider_id, day);
 
 create table invoicing.invoice_statuses (
   provider_id integer not null,
-  key character varying(255) not null,
-  name character varying(255),
+  key varchar(255) not null,
+  name varchar(255),
   send_to_client boolean not null,
   primary key (provider_id, key)
 );
@@ -63,20 +63,20 @@ create table invoicing.invoices (
   guid uuid not null,
   partner_id integer not null,
   provider_id integer not null,
-  external_id character varying(255) not null,
-  type character varying(16) default 'invoice'::character varying not null,
+  external_id varchar(255) not null,
+  type varchar(16) default 'invoice'::varchar not null,
   custom_data jsonb default '{}'::jsonb not null,
   price_net numeric,
-  currency character varying(3),
+  currency varchar(3),
   is_active boolean default true not null,
   is_sent boolean default false not null,
   is_paid boolean default false not null,
   due_date date,
-  status character varying(255),
+  status varchar(255),
   details jsonb default '[]'::jsonb not null,
   linked_invoice_id bigint,
-  created_at timestamp with time zone default current_timestamp not null,
-  updated_at timestamp with time zone default current_timestamp not null,
+  created_at timestamptz default current_timestamp not null,
+  updated_at timestamptz default current_timestamp not null,
   constraint invoices_provider_id_external_id_unique unique (provider_id, external_id),
   constraint invoices_linked_invoice_id_foreign foreign key (linked_invoice_id) references invoicing.invoices(id)
 );
@@ -94,13 +94,13 @@ create index invoices_provider_id_created_at_id_index on invoicing.invoices (pro
 create table invoicing.outbox (
   id bigserial primary key,
   event_id uuid not null,
-  type character varying(64) not null,
+  type varchar(64) not null,
   case_guid uuid,
   audience jsonb not null,
   payload jsonb not null,
-  occurred_at timestamp with time zone default current_timestamp not null,
-  lease_until timestamp with time zone,
-  published_at timestamp with time zone,
+  occurred_at timestamptz default current_timestamp not null,
+  lease_until timestamptz,
+  published_at timestamptz,
   constraint outbox_event_id_unique unique (event_id)
 );
 
@@ -111,9 +111,9 @@ create index outbox_pending on invoicing.outbox (id) where (published_at is null
 create index outbox_relayed on invoicing.outbox (published_at) where (published_at is not null);
 
 create table invoicing.retention_runs (
-  rule character varying(64) primary key,
-  table_name character varying(128) not null,
-  ran_at timestamp with time zone not null,
+  rule varchar(64) primary key,
+  table_name varchar(128) not null,
+  ran_at timestamptz not null,
   removed bigint not null,
   removed_total bigint not null
 );

@@ -1,11 +1,11 @@
 create table messaging.idempotency_keys (
   account_id integer not null,
-  action character varying(128) not null,
-  key character varying(255) not null,
-  request_hash character varying(64) not null,
+  action varchar(128) not null,
+  key varchar(255) not null,
+  request_hash varchar(64) not null,
   status smallint,
   answer json,
-  created_at timestamp with time zone default current_timestamp not null,
+  created_at timestamptz default current_timestamp not null,
   primary key (account_id, action, key)
 );
 
@@ -18,18 +18,18 @@ create table messaging.messages (
   partner_id integer not null,
   provider_id integer,
   sender_account_id integer not null,
-  sender_type character varying(16),
+  sender_type varchar(16),
   content text,
-  type character varying(32) not null,
-  external_id character varying(512),
+  type varchar(32) not null,
+  external_id varchar(512),
   parent_message_id bigint,
-  user_email character varying(512),
-  user_name character varying(512),
+  user_email varchar(512),
+  user_name varchar(512),
   is_internal boolean default false not null,
-  declared_at timestamp with time zone not null,
-  confirmed_at timestamp with time zone,
-  created_at timestamp with time zone default current_timestamp not null,
-  updated_at timestamp with time zone default current_timestamp not null,
+  declared_at timestamptz not null,
+  confirmed_at timestamptz,
+  created_at timestamptz default current_timestamp not null,
+  updated_at timestamptz default current_timestamp not null,
   constraint messages_parent_message_id_foreign foreign key (parent_message_id) references messaging.messages(id)
 );
 
@@ -38,13 +38,13 @@ create index messages_guid_id_index on messaging.messages (guid, id);
 create table messaging.outbox (
   id bigserial primary key,
   event_id uuid not null,
-  type character varying(64) not null,
+  type varchar(64) not null,
   case_guid uuid,
   audience jsonb not null,
   payload jsonb not null,
-  occurred_at timestamp with time zone default current_timestamp not null,
-  lease_until timestamp with time zone,
-  published_at timestamp with time zone,
+  occurred_at timestamptz default current_timestamp not null,
+  lease_until timestamptz,
+  published_at timestamptz,
   constraint outbox_event_id_unique unique (event_id)
 );
 
@@ -55,9 +55,9 @@ create index outbox_pending on messaging.outbox (id) where (published_at is null
 create index outbox_relayed on messaging.outbox (published_at) where (published_at is not null);
 
 create table messaging.retention_runs (
-  rule character varying(64) primary key,
-  table_name character varying(128) not null,
-  ran_at timestamp with time zone not null,
+  rule varchar(64) primary key,
+  table_name varchar(128) not null,
+  ran_at timestamptz not null,
   removed bigint not null,
   removed_total bigint not null
 );

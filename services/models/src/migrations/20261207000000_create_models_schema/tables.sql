@@ -1,11 +1,11 @@
 create table models.idempotency_keys (
   account_id integer not null,
-  action character varying(128) not null,
-  key character varying(255) not null,
-  request_hash character varying(64) not null,
+  action varchar(128) not null,
+  key varchar(255) not null,
+  request_hash varchar(64) not null,
   status smallint,
   answer json,
-  created_at timestamp with time zone default current_timestamp not null,
+  created_at timestamptz default current_timestamp not null,
   primary key (account_id, action, key)
 );
 
@@ -13,20 +13,20 @@ create index idempotency_keys_created_at_index on models.idempotency_keys (creat
 
 create table models.models (
   id serial primary key,
-  name character varying(255) not null,
-  mpn character varying(255) not null,
+  name varchar(255) not null,
+  mpn varchar(255) not null,
   manufacturer_id integer not null,
   product_type_id integer not null,
   aliases text[] default '{}'::text[] not null,
   tags jsonb default '[]'::jsonb not null,
-  country_of_origin character varying(255),
-  taric_se character varying(64),
-  taric_no character varying(64),
+  country_of_origin varchar(255),
+  taric_se varchar(64),
+  taric_no varchar(64),
   value numeric(12,2),
   weight numeric(12,2),
   search_text text not null,
-  created_at timestamp with time zone default current_timestamp not null,
-  updated_at timestamp with time zone default current_timestamp not null,
+  created_at timestamptz default current_timestamp not null,
+  updated_at timestamptz default current_timestamp not null,
   search_trigrams integer[],
   constraint search_trigrams_kept check ((search_trigrams is not null))
 );
@@ -48,9 +48,9 @@ create index models_product_type_name on models.models (product_type_id, lower((
 create index models_search_trgm on models.models using gin (search_text public.gin_trgm_ops) with (gin_pending_list_limit='256');
 
 create table models.retention_runs (
-  rule character varying(64) primary key,
-  table_name character varying(128) not null,
-  ran_at timestamp with time zone not null,
+  rule varchar(64) primary key,
+  table_name varchar(128) not null,
+  ran_at timestamptz not null,
   removed bigint not null,
   removed_total bigint not null
 );

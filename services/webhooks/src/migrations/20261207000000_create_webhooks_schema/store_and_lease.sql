@@ -11,7 +11,7 @@ create function webhooks.store_and_lease(given jsonb, first_delay_ms integer, ad
     select distinct p.party_kind, p.party_id from jsonb_to_recordset(given) as p(party_kind text, party_id integer)
      order by p.party_kind, p.party_id
     on conflict (party_kind, party_id) do update set last_position = webhooks.feed_heads.last_position;
-    -- Leases take turns with claims across instances: each counts the others' leases (migration 20261208100000).
+    -- Leases take turns with claims across instances: each counts the others' leases (claim_due.sql).
     perform pg_advisory_xact_lock(hashtext('webhooks.claimDue'));
 
     -- A statement of its own, so its snapshot holds every webhook stored before the heads were ours.
@@ -74,17 +74,17 @@ create function webhooks.store_and_lease(given jsonb, first_delay_ms integer, ad
        where h.party_kind = n.party_kind and h.party_id = n.party_id
     ),
     mine as (
-    select * from jsonb_to_recordset(held) as m(subscription_id integer, leases integer, unfinished integer)
-  ),
-  room as (
-    select s.id, s.max_in_flight - others.leases as cap,
-           depth * (s.max_in_flight - others.leases) - coalesce(m.unfinished, 0) as free
-      from webhooks.subscriptions s
-      left join mine m on m.subscription_id = s.id
-     cross join lateral (select coalesce(sum(h.leases), 0) as leases from webhooks.held_leases h
-                          where h.subscription_id = s.id and h.worker_id <> worker) others
-     where s.state = 'active'
-  ),
+      select * from jsonb_to_recordset(held) as m(subscription_id integer, leases integer, unfinished integer)
+    ),
+    room as (
+      select s.id, s.max_in_flight - others.leases as cap,
+             depth * (s.max_in_flight - others.leases) - coalesce(m.unfinished, 0) as free
+        from webhooks.subscriptions s
+        left join mine m on m.subscription_id = s.id
+       cross join lateral (select coalesce(sum(h.leases), 0) as leases from webhooks.held_leases h
+                            where h.subscription_id = s.id and h.worker_id <> worker) others
+       where s.state = 'active'
+    ),
     addressed as (
       select n.*, s.id as subscription_id, s.nth,
              row_number() over (partition by s.id, n.case_guid order by n.ord, s.nth) as nth_of_case
@@ -123,22 +123,22 @@ create function webhooks.store_and_lease(given jsonb, first_delay_ms integer, ad
     leased as (
       select d.* from delivered d where d.lease_until is not null
     ),
-  holding as (
-    select subscription_id, sum(leases) as leases from (
-      select subscription_id, leases from mine
-      union all
-      select subscription_id, 1 from leased
-    ) every_lease group by subscription_id
-  ),
-  leases_counted as (
-    insert into webhooks.held_leases as h (worker_id, subscription_id, leases, until)
-    select worker, subscription_id, leases, now() + (lease_ms * interval '1 millisecond') from holding
-    on conflict (worker_id, subscription_id) do update set leases = excluded.leases, until = excluded.until
-  ),
-  let_go as (
-    delete from webhooks.held_leases h
-     where h.worker_id = worker and h.subscription_id not in (select subscription_id from holding)
-  )
+    holding as (
+      select subscription_id, sum(leases) as leases from (
+        select subscription_id, leases from mine
+        union all
+        select subscription_id, 1 from leased
+      ) every_lease group by subscription_id
+    ),
+    leases_counted as (
+      insert into webhooks.held_leases as h (worker_id, subscription_id, leases, until)
+      select worker, subscription_id, leases, now() + (lease_ms * interval '1 millisecond') from holding
+      on conflict (worker_id, subscription_id) do update set leases = excluded.leases, until = excluded.until
+    ),
+    let_go as (
+      delete from webhooks.held_leases h
+       where h.worker_id = worker and h.subscription_id not in (select subscription_id from holding)
+    )
     select jsonb_build_object('stored', (select count(*) from delivered))
     union all
     select jsonb_build_object('subscription', to_jsonb(s), 'cap', room.cap)

@@ -3,20 +3,20 @@ create sequence webhooks.subscription_ids start with 1000000 increment by 1 no m
 create table webhooks.deliveries (
   id bigserial,
   event_id uuid not null,
-  webhook_id character varying(64) not null,
+  webhook_id varchar(64) not null,
   subscription_id integer not null,
-  event_type character varying(64) not null,
+  event_type varchar(64) not null,
   case_guid uuid,
   payload jsonb not null,
-  occurred_at timestamp with time zone not null,
-  state character varying(16) default 'pending'::character varying not null,
+  occurred_at timestamptz not null,
+  state varchar(16) default 'pending'::varchar not null,
   attempts integer default 0 not null,
   cycle_attempts integer default 0 not null,
-  next_attempt_at timestamp with time zone default now() not null,
-  lease_until timestamp with time zone,
+  next_attempt_at timestamptz default now() not null,
+  lease_until timestamptz,
   last_error text,
-  created_at timestamp with time zone default now() not null,
-  finished_at timestamp with time zone,
+  created_at timestamptz default now() not null,
+  finished_at timestamptz,
   case_sequence integer,
   primary key (id, occurred_at)
 ) partition by range (occurred_at);
@@ -30,12 +30,12 @@ create index deliveries_subscription on webhooks.deliveries (subscription_id, id
 create table webhooks.deliveries_default partition of webhooks.deliveries default with (fillfactor = 50);
 
 -- Indexes whose partitions are named for what they serve.
-create index deliveries_due on only webhooks.deliveries (subscription_id, next_attempt_at, id) where (((state)::text = 'pending'::text) and (next_attempt_at is not null));
-create index deliveries_default_due on webhooks.deliveries_default (subscription_id, next_attempt_at, id) where (((state)::text = 'pending'::text) and (next_attempt_at is not null));
+create index deliveries_due on only webhooks.deliveries (subscription_id, next_attempt_at, id) where (state = 'pending' and (next_attempt_at is not null));
+create index deliveries_default_due on webhooks.deliveries_default (subscription_id, next_attempt_at, id) where (state = 'pending' and (next_attempt_at is not null));
 alter index webhooks.deliveries_due attach partition webhooks.deliveries_default_due;
 
-create index deliveries_earlier_of_case on only webhooks.deliveries (case_guid, ((subscription_id + 0)), ((id + 0))) where ((state)::text = 'pending'::text);
-create index deliveries_default_earlier_of_case on webhooks.deliveries_default (case_guid, ((subscription_id + 0)), ((id + 0))) where ((state)::text = 'pending'::text);
+create index deliveries_earlier_of_case on only webhooks.deliveries (case_guid, ((subscription_id + 0)), ((id + 0))) where state = 'pending';
+create index deliveries_default_earlier_of_case on webhooks.deliveries_default (case_guid, ((subscription_id + 0)), ((id + 0))) where state = 'pending';
 alter index webhooks.deliveries_earlier_of_case attach partition webhooks.deliveries_default_earlier_of_case;
 alter index webhooks.deliveries_earlier_of_case alter column 2 set statistics 0, alter column 3 set statistics 0;
 alter index webhooks.deliveries_default_earlier_of_case alter column 2 set statistics 0, alter column 3 set statistics 0;
@@ -67,13 +67,13 @@ alter table webhooks.deliveries
 create table webhooks.attempts (
   id bigserial,
   delivery_id bigint not null,
-  delivery_occurred_at timestamp with time zone not null,
+  delivery_occurred_at timestamptz not null,
   attempt integer not null,
-  started_at timestamp with time zone not null,
+  started_at timestamptz not null,
   latency_ms integer not null,
   ok boolean not null,
   status_code integer,
-  error_kind character varying(32),
+  error_kind varchar(32),
   error text,
   response_excerpt text,
   primary key (id, delivery_occurred_at)
@@ -97,7 +97,7 @@ alter table webhooks.attempts
   alter column response_excerpt set statistics 0;
 
 create table webhooks.case_sequences (
-  party_kind character varying(8) not null,
+  party_kind varchar(8) not null,
   party_id integer not null,
   case_guid uuid not null,
   last_sequence integer not null,
@@ -105,17 +105,17 @@ create table webhooks.case_sequences (
 );
 
 create table webhooks.feed (
-  party_kind character varying(8) not null,
+  party_kind varchar(8) not null,
   party_id integer not null,
   "position" bigint not null,
   event_id uuid not null,
-  webhook_id character varying(64) not null,
-  event_type character varying(64) not null,
+  webhook_id varchar(64) not null,
+  event_type varchar(64) not null,
   case_guid uuid,
   case_sequence integer,
   payload jsonb not null,
-  occurred_at timestamp with time zone not null,
-  created_at timestamp with time zone not null,
+  occurred_at timestamptz not null,
+  created_at timestamptz not null,
   primary key (party_kind, party_id, "position"),
   constraint feed_webhook_id_party_unique unique (webhook_id, party_kind, party_id)
 );
@@ -136,7 +136,7 @@ alter table webhooks.feed
 create index feed_created on webhooks.feed (created_at);
 
 create table webhooks.feed_heads (
-  party_kind character varying(8) not null,
+  party_kind varchar(8) not null,
   party_id integer not null,
   last_position bigint default '0'::bigint not null,
   primary key (party_kind, party_id)
@@ -146,14 +146,14 @@ create table webhooks.held_leases (
   worker_id uuid not null,
   subscription_id integer not null,
   leases integer not null,
-  until timestamp with time zone not null,
+  until timestamptz not null,
   primary key (worker_id, subscription_id)
 );
 
 create table webhooks.retention_runs (
-  rule character varying(64) primary key,
-  table_name character varying(128) not null,
-  ran_at timestamp with time zone not null,
+  rule varchar(64) primary key,
+  table_name varchar(128) not null,
+  ran_at timestamptz not null,
   removed bigint not null,
   removed_total bigint not null
 );
@@ -170,21 +170,21 @@ create table webhooks.subscriptions (
   partner_id integer,
   provider_id integer,
   event_types jsonb not null,
-  kind character varying(8) not null,
+  kind varchar(8) not null,
   url text not null,
-  method character varying(8),
+  method varchar(8),
   headers jsonb default '{}'::jsonb not null,
-  queue character varying(255),
+  queue varchar(255),
   status_transitions jsonb default '[]'::jsonb not null,
-  secret character varying(128) not null,
-  previous_secret character varying(128),
-  previous_secret_until timestamp with time zone,
-  state character varying(16) default 'active'::character varying not null,
+  secret varchar(128) not null,
+  previous_secret varchar(128),
+  previous_secret_until timestamptz,
+  state varchar(16) default 'active'::varchar not null,
   state_reason text,
   max_in_flight integer not null,
-  origin character varying(8) not null,
-  created_at timestamp with time zone default current_timestamp not null,
-  updated_at timestamp with time zone default current_timestamp not null
+  origin varchar(8) not null,
+  created_at timestamptz default current_timestamp not null,
+  updated_at timestamptz default current_timestamp not null
 );
 
 create index subscriptions_partner on webhooks.subscriptions (partner_id);
