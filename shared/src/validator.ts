@@ -175,9 +175,9 @@ export function integerTextReader(schema: Rule): (params: Rule) => void {
   return convert ? (params) => void convert(params) : () => undefined;
 }
 
-/** A value longer than its rule allows, in the form of fastest-validator's errors. */
+/** An array longer than its rule allows, in the form of fastest-validator's errors. */
 export interface OversizedValue {
-  type: 'arrayMax' | 'stringMax';
+  type: 'arrayMax';
   field: string;
   expected: number;
   actual: number;
@@ -186,23 +186,17 @@ export interface OversizedValue {
 type SizeCheck = (value: unknown, path: string) => OversizedValue | null;
 
 /**
- * A function that finds the first array or string longer than its rule's `max` within a value,
- * or null when the rule sets no length anywhere. It reads lengths only, never validates, and
- * stops at the first array too long before looking at its items: the validator would check every
- * item of a long array (and name each wrong one) before its length.
+ * A function that finds the first array longer than its rule's `max` within a value, or null when
+ * the rule sets no array length anywhere. It reads lengths only, never validates, and stops at the
+ * first array too long before looking at its items: the validator would check every item of a
+ * long array (and name each wrong one) after its length. A string too long costs the validator
+ * no more than any other, which names it beside the value's other faults.
  */
 function sizeCheckOf(rule: unknown): SizeCheck | null {
   const normalized = normalizeRule(rule) as Rule | undefined;
   if (!normalized || typeof normalized !== 'object') return null;
   const max = typeof normalized.max === 'number' ? normalized.max : undefined;
   switch (normalized.type) {
-    case 'string':
-      return max === undefined
-        ? null
-        : (value, field) =>
-            typeof value === 'string' && value.length > max
-              ? { type: 'stringMax', field, expected: max, actual: value.length }
-              : null;
     case 'array': {
       const item = sizeCheckOf(normalized.items);
       if (max === undefined && !item) return null;
@@ -273,8 +267,8 @@ function propsSizeCheck(props: Rule): SizeCheck | null {
 const sizeChecks = new WeakMap<Rule, SizeCheck | null>();
 
 /**
- * The first array or string of `params` longer than an action's `params` schema allows, or null.
- * The gateway asks before it sends a call, and each serving node before it validates one.
+ * The first array of `params` longer than an action's `params` schema allows, or null. The
+ * gateway asks before it sends a call, and each serving node before it validates one.
  */
 export function oversizedValue(schema: Rule, params: Rule): OversizedValue | null {
   let check = sizeChecks.get(schema);

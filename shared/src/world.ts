@@ -273,8 +273,8 @@ export const MODEL_ENTRY_RULES = {
   taricSE: { type: 'string', max: 64, optional: true, nullable: true },
   taricNO: { type: 'string', max: 64, optional: true, nullable: true },
   // `#.##`: EUR and kg with at most two decimals, sent as strings so no float rounding creeps in.
-  value: { type: 'string', max: 13, pattern: /^\d{1,10}(\.\d{1,2})?$/, optional: true, nullable: true },
-  weight: { type: 'string', max: 13, pattern: /^\d{1,10}(\.\d{1,2})?$/, optional: true, nullable: true },
+  value: { type: 'string', pattern: /^\d{1,10}(\.\d{1,2})?$/, optional: true, nullable: true },
+  weight: { type: 'string', pattern: /^\d{1,10}(\.\d{1,2})?$/, optional: true, nullable: true },
 } as const;
 /** `HH:MM-HH:MM` of times that exist, the first before the second. */
 const timeWindow = { type: 'string', pattern: /^([01]\d|2[0-3]):[0-5]\d-([01]\d|2[0-3]):[0-5]\d$/, optional: true };

@@ -54,7 +54,7 @@ import { newToken } from './tokens';
 
 const ID_PARAMS = { id: 'number|integer|positive' } as const;
 const PROVIDERS_PARAMS = {
-  ids: { type: 'string', max: 4096, optional: true, pattern: /^\s*(\d+(\s*,\s*\d+)*)?\s*$/ },
+  ids: { type: 'string', optional: true, pattern: /^\s*(\d+(\s*,\s*\d+)*)?\s*$/ },
 } as const;
 const CREATE_ACCOUNT_PARAMS = {
   name: 'string|min:1|max:255',

@@ -105,7 +105,7 @@ const commonProposalProps = {
   externalId: { type: 'array', items: 'string|min:1|max:255', max: 20, optional: true, nullable: true },
   name: nullableString(255),
   priceNet: { type: 'number', optional: true, nullable: true },
-  currency: { type: 'string', max: 3, pattern: /^[A-Z]{3}$/, optional: true, nullable: true },
+  currency: { type: 'string', pattern: /^[A-Z]{3}$/, optional: true, nullable: true },
   timeStamp: nullableString(23),
   isActive: { type: 'boolean', optional: true },
   dateValidUntil: nullableString(10),

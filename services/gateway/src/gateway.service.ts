@@ -234,7 +234,7 @@ function actionParams(req: HubRequest, meta: Record<string, unknown>, pathParams
 }
 
 /**
- * Refuses, naming the field, an array or a string longer than the action declares, before the
+ * Refuses, naming the field, an array longer than the action declares, before the
  * call is sent: the serving node would refuse it too, after carrying it and reading all of it.
  */
 function refuseOversizedParams(req: HubRequest) {

@@ -252,8 +252,20 @@ describe('operations', () => {
     ]);
   });
 
-  it("describes each service's operations with the service's own description", () => {
-    expect(document.tags).toEqual([{ name: 'things', description: 'Things to find and keep' }]);
+  it("describes each service's operations with the service's own description, admin and older paths apart", () => {
+    expect(document.tags).toEqual([
+      { name: 'things', description: 'Things to find and keep' },
+      {
+        name: 'admin',
+        description:
+          "The operator's endpoints (admin token): accounts, the world, webhook subscriptions and deliveries, the cluster's overview and storage.",
+      },
+      {
+        name: 'things (v1/v2)',
+        description:
+          'Deprecated v1 and v2 paths of things, answered by its v3 actions; each answer carries Deprecation and Sunset headers. New clients call the v3 paths.',
+      },
+    ]);
   });
 
   it('takes any JSON object where an action declares no params', () => {

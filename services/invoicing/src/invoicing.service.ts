@@ -89,7 +89,7 @@ const invoiceRule = {
     type: { type: 'enum', values: ['invoice', 'credit note'], optional: true },
     customData: optional({ type: 'object' }),
     priceNet: optional(number),
-    currency: optional({ type: 'string', max: 3, pattern: /^[A-Za-z]{3}$/ }),
+    currency: optional({ type: 'string', pattern: /^[A-Za-z]{3}$/ }),
     isActive: { type: 'boolean', optional: true },
     isSent: { type: 'boolean', optional: true },
     isPaid: { type: 'boolean', optional: true },

@@ -19,7 +19,6 @@ import type { DeliveryRow, SubscriptionRow } from './webhooks.store';
 import {
   accountsById,
   ACCOUNT_FIXED,
-  SECRET_MAX_LENGTH,
   SECRET_PATTERN,
   type SubscriptionIn,
   subscriptionColumns,
@@ -220,7 +219,7 @@ export const adminActions: ServiceActionsSchema = {
     description:
       'The new secret signs from now on; the previous one also signs until `previousSecretValidUntil`, so a receiver can switch without losing a webhook.',
     response: ROTATED_SECRET,
-    params: { ...idParam, secret: { type: 'string', max: SECRET_MAX_LENGTH, pattern: SECRET_PATTERN, optional: true } },
+    params: { ...idParam, secret: { type: 'string', pattern: SECRET_PATTERN, optional: true } },
     async handler(this: WebhooksThis, ctx: Context<IdParams & { secret?: string }>) {
       const secret = ctx.params.secret ?? newSecret();
       const { knex } = this.db;

@@ -35,7 +35,6 @@ export const ACCOUNT_FIXED =
 export const MADE_BY_API = 'This id belongs to a subscription made through the admin API';
 /** `whsec_` and base64 text, as long as the secret column takes. */
 export const SECRET_PATTERN = /^whsec_[A-Za-z0-9+/=]{24,122}$/;
-export const SECRET_MAX_LENGTH = 128;
 /** More transitions than any provider has statuses to pair. */
 const STATUS_TRANSITIONS_MAX = 500;
 
@@ -66,7 +65,7 @@ export function subscriptionParams(optional: boolean) {
         queue: { type: 'string', min: 1, max: 255, optional: true },
       },
     },
-    secret: { type: 'string', max: SECRET_MAX_LENGTH, pattern: SECRET_PATTERN, optional: true },
+    secret: { type: 'string', pattern: SECRET_PATTERN, optional: true },
     statusTransitions: {
       type: 'array',
       optional: true,
