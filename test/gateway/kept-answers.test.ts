@@ -156,6 +156,7 @@ it("logs a kept answer as any request, with the caller's account", async () => {
   const hub = await startTestHub({
     services: ['catalog', 'routing', 'gateway'],
     env: { LOG_FORMAT: 'json', LOG_LEVEL: 'info' },
+    hubLogger: true,
   });
   try {
     await hub.request('GET', LOOKUP, { token: DEMO_TOKENS.elkjop });

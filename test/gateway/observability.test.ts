@@ -28,7 +28,7 @@ describe('metrics', () => {
     const text = res.body as string;
     expect(sample(text, 'moleculer_request_total', { action: 'catalog.provider' })).toBe(4);
     expect(
-      sample(text, 'moleculer_request_error_total', { action: 'catalog.provider', errorType: 'VALIDATION_ERROR' }),
+      sample(text, 'moleculer_request_error_total', { action: 'catalog.provider', errorType: 'FIELDS_VALIDATION' }),
     ).toBe(1);
     expect(sample(text, 'moleculer_request_time_count', { action: 'catalog.provider' })).toBe(4);
     expect(text).toMatch(/^moleculer_request_time\{.*action="catalog\.provider".*quantile="0\.99".*\} \S+$/m);
@@ -68,7 +68,11 @@ it('answers 404 on /metrics when metrics are off', async () => {
 it('logs each request as one JSON line with its request id', async () => {
   const lines: string[] = [];
   const spy = jest.spyOn(console, 'log').mockImplementation((...args: unknown[]) => void lines.push(args.join(' ')));
-  const hub = await startTestHub({ services: ['catalog', 'gateway'], env: { LOG_FORMAT: 'json', LOG_LEVEL: 'info' } });
+  const hub = await startTestHub({
+    services: ['catalog', 'gateway'],
+    env: { LOG_FORMAT: 'json', LOG_LEVEL: 'info' },
+    hubLogger: true,
+  });
   try {
     const requestId = randomUUID();
     const res = await hub.request('GET', '/api/v3/provider?id=10', {

@@ -63,6 +63,8 @@ export interface TestHubOptions {
   infra?: boolean;
   /** Broker middlewares added after the hub's own, to observe what requests do. */
   middlewares?: Middleware[];
+  /** Log through the hub's own logger, as a process does, for a test that reads its lines. */
+  hubLogger?: boolean;
 }
 
 export async function createServerDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
@@ -110,7 +112,7 @@ export async function startTestHub(options: TestHubOptions): Promise<TestHub> {
     embedded: server ? undefined : { template: template ? new Blob([fs.readFileSync(template)]) : undefined },
     initialWorld: world,
     brokerOverrides: {
-      logger: testLogger(config.logLevel),
+      ...(!options.hubLogger && { logger: testLogger(config.logLevel) }),
       ...(options.middlewares && {
         middlewares: [...(brokerOptions(config).middlewares ?? []), ...options.middlewares],
       }),
