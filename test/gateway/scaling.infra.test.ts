@@ -70,7 +70,7 @@ it('balances calls through the gateway over both booking processes', async () =>
   for (let i = 0; i < calls; i++) {
     const res = await httpRequest(baseUrl, 'GET', FIND, { token: DEMO_TOKENS.elkjop });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ data: [] });
+    expect(res.body).toEqual({ data: [], next: null });
   }
   const one = (await servedBy('booking-1', 'booking.findRequests')) - before.one;
   const two = (await servedBy('booking-2', 'booking.findRequests')) - before.two;
@@ -113,7 +113,7 @@ it('finishes an in-flight call when a booking process gets SIGTERM, then leaves 
 
     const res = await answer;
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ data: [] });
+    expect(res.body).toEqual({ data: [], next: null });
     expect(await exited).toBe(0);
     await waitFor(() => !observer.registry.nodes.get('booking-1')?.available, 'booking-1 to leave', 20_000);
   } finally {
