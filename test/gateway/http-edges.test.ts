@@ -104,6 +104,51 @@ it('answers a URL over the limit with 414 on a connection kept alive after an an
   }
 });
 
+it('answers a URL over the limit after the answer of the request sent before it on the connection', async () => {
+  const { port } = new URL(hub.url);
+  const received = await new Promise<string>((resolve, reject) => {
+    const socket = net.connect(Number(port), '127.0.0.1', () =>
+      socket.write(
+        'GET /api/v3/partner?id=1 HTTP/1.1\r\nHost: hub\r\n\r\n' +
+          `GET /api/v3/partner?id=1&note=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: hub\r\n\r\n`,
+      ),
+    );
+    let text = '';
+    socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(text));
+  });
+  const statuses = [...received.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => Number(match[1]));
+  expect(statuses).toEqual([401, 414]);
+});
+
+it('reads the rest of a refused request before closing, so the client reads its 414 and no reset', async () => {
+  const { port } = new URL(hub.url);
+  const chunk = 'x'.repeat(64 * 1024);
+  const outcome = await new Promise<{ answer: string; error?: string }>((resolve) => {
+    let answer = '';
+    const socket = net.connect(Number(port), '127.0.0.1', () => {
+      socket.write(
+        `POST /api/v3/case-messages/confirm?note=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: hub\r\n` +
+          `Content-Type: application/json\r\nContent-Length: ${64 * chunk.length}\r\n\r\n`,
+      );
+    });
+    // The body keeps coming after the answer, as from a client that writes it whole before reading.
+    let chunksSent = 0;
+    const sendMore = () => {
+      if (chunksSent === 64 || socket.destroyed) return;
+      chunksSent += 1;
+      socket.write(chunk, () => setImmediate(sendMore));
+    };
+    socket.once('connect', sendMore);
+    socket.on('data', (data: Buffer) => (answer += data.toString()));
+    socket.on('error', (err) => resolve({ answer, error: (err as NodeJS.ErrnoException).code }));
+    socket.on('close', () => resolve({ answer }));
+  });
+  expect(outcome.error).toBeUndefined();
+  expect(outcome.answer).toMatch(/^HTTP\/1\.1 414 /);
+});
+
 it('cuts off a client that does not send the body it announced, with 408 in the envelope', async () => {
   const lying = await exchange(
     'POST /api/admin/world HTTP/1.1\r\nHost: hub\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n',

@@ -359,7 +359,10 @@ function rootCallOptions(options: { requestID?: string }, req: HubRequest) {
   options.requestID = requestIdOf(req);
 }
 
-/** The response each connection is writing, so a client error met on it never cuts into a response under way. */
+/**
+ * The latest response of each connection, set as its request arrives: a client error met on a
+ * connection waits for the response under way, so answers leave in the order of the requests.
+ */
 const responseOfSocket = new WeakMap<Socket, ServerResponse>();
 
 function assignRequestId(this: GatewayThis, req: HubRequest, res: ServerResponse, next: () => void) {
@@ -372,7 +375,6 @@ function assignRequestId(this: GatewayThis, req: HubRequest, res: ServerResponse
 function beginRequest(this: GatewayThis, req: HubRequest, res: ServerResponse) {
   requestIdOf(req);
   req.startedAt = process.hrtime.bigint();
-  responseOfSocket.set(req.socket, res);
   res.once('finish', () => {
     const ms = Number(process.hrtime.bigint() - req.startedAt) / 1e6;
     this.logger.info({
@@ -544,12 +546,20 @@ function routesToAbsentService(this: GatewayThis, req: HubRequest): boolean {
 }
 
 /** What the server answers a request it could not read as HTTP, with the error envelope. */
-function clientErrorAnswer(err: NodeJS.ErrnoException & { rawPacket?: Buffer }): { status: number; message: string } {
+function clientErrorAnswer(err: NodeJS.ErrnoException & { rawPacket?: Buffer; bytesParsed?: number }): {
+  status: number;
+  message: string;
+} {
   if (err.code === 'HPE_HEADER_OVERFLOW') {
-    // Node's limit covers the request line and the headers together: which one took the room?
+    // Node's limit covers the request line and the headers together: which one took the room? The
+    // packet may begin with requests before this one on the connection: this one follows their ends.
     const packet = err.rawPacket ?? Buffer.alloc(0);
-    const lineEnd = packet.indexOf('\r\n');
-    return lineEnd === -1 || lineEnd > packet.length / 2
+    const overflowAt = err.bytesParsed || packet.length;
+    // The parser stops at the end of the line that overflowed, which may be this request's last.
+    const previousEnd = packet.lastIndexOf('\r\n\r\n', overflowAt - 4);
+    const start = previousEnd === -1 ? 0 : previousEnd + 4;
+    const lineEnd = packet.indexOf('\r\n', start);
+    return lineEnd === -1 || lineEnd - start > (overflowAt - start) / 2
       ? { status: 414, message: 'Request URL is too long' }
       : { status: 431, message: 'Request headers are too large' };
   }
@@ -557,17 +567,43 @@ function clientErrorAnswer(err: NodeJS.ErrnoException & { rawPacket?: Buffer }):
   return { status: 400, message: 'Malformed HTTP request' };
 }
 
+/**
+ * How long a connection answered on the socket stays open to read what the client still sends:
+ * a client that is sending the body of a refused request reads the answer only if the connection
+ * is not cut under it (closing with unread input resets it).
+ */
+const CLIENT_ERROR_LINGER_MS = 2_000;
+
+/** Connections answered on the socket: what they still send, and the errors it raises, are ignored. */
+const answeredOnSocket = new WeakSet<Socket>();
+
 /** Answers on the socket itself: a request Node could not parse has no response object. */
 function answerClientError(this: GatewayThis, err: NodeJS.ErrnoException, socket: Socket) {
-  // On a connection kept alive the last response is done: a new answer may follow it.
-  const current = responseOfSocket.get(socket);
-  if (!socket.writable || err.code === 'ECONNRESET' || (current?.headersSent && !current.writableFinished)) {
+  if (answeredOnSocket.has(socket)) return;
+  if (!socket.writable || err.code === 'ECONNRESET') {
     socket.destroy();
     return;
   }
+  // A request not received in time has its own response, unsent: that is the one to answer. A
+  // request Node could not parse has none, and the response under way is an earlier request's,
+  // which goes out whole before this answer.
+  const current = responseOfSocket.get(socket);
+  if (current && !current.writableEnded) {
+    if (err.code !== 'ERR_HTTP_REQUEST_TIMEOUT') {
+      current.once('close', () => answerClientError.call(this, err, socket));
+      return;
+    }
+    if (current.headersSent) {
+      socket.destroy();
+      return;
+    }
+  }
+  answeredOnSocket.add(socket);
   const { status, message } = clientErrorAnswer(err);
   this.logger.warn({ status, code: err.code }, `Client error: ${message}`);
   const body = JSON.stringify({ error: { message } });
+  socket.once('end', () => socket.destroy());
+  setTimeout(() => socket.destroy(), CLIENT_ERROR_LINGER_MS).unref();
   socket.end(
     `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\n` +
       'Content-Type: application/json; charset=utf-8\r\n' +
@@ -850,6 +886,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
           connectionsCheckingInterval: HTTP_TIMEOUTS.checkIntervalMs,
         },
         (req, res) => {
+          responseOfSocket.set(req.socket, res);
           if (!isServing(this.broker) && !req.url?.startsWith(`${HEALTH_PATH}/`)) {
             answerStarting.call(this, req as HubRequest, res);
             return;
