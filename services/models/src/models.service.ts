@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { Context, Service, ServiceSchema, ServiceSettingSchema } from 'moleculer';
 import {
   ACCESS,
+  assertAnswerFits,
   DbMixin,
   type DbService,
   FIELD_MESSAGES,
@@ -16,6 +17,8 @@ import {
   IdempotencyMixin,
   idempotencyKeysRetention,
   keepIdempotentAnswer,
+  LIST_OFFSET_PARAM,
+  listWithinBudget,
   MODEL_ENTRY_RULES,
   OlderPathsMixin,
   type ParamsOf,
@@ -53,7 +56,7 @@ export type UpsertParams = ParamsOf<typeof UPSERT_PARAMS>;
 
 type ModelsThis = Service &
   DbService & {
-    upsert(ctx: Context, entries: ModelIn[]): Promise<ReturnType<typeof modelOut>[]>;
+    upsert(ctx: Context, entries: ModelIn[], answered?: boolean): Promise<ReturnType<typeof modelOut>[]>;
   };
 
 const reference = { type: 'multi', optional: true, rules: MODEL_ENTRY_RULES.manufacturer.rules } as const;
@@ -64,6 +67,7 @@ const SEARCH_PARAMS = {
   model: searchText,
   mpn: searchText,
   limit: { type: 'number', integer: true, min: 1, max: SEARCH_LIMIT_MAX, default: SEARCH_LIMIT_DEFAULT },
+  offset: LIST_OFFSET_PARAM,
 } as const;
 const UPSERT_PARAMS = {
   items: {
@@ -147,10 +151,12 @@ const ModelsService: ServiceSchema<ServiceSettingSchema, ModelsThis> = {
         '2. a name or mpn starting with the query, alphabetically by that name or mpn;',
         '3. only when those fill less than `limit`: models holding every word of the query anywhere in name, mpn or aliases, by trigram similarity.',
         `Tier 3 ranks at most ${SIMILAR_CANDIDATES_MAX} such models, so when more hold the words a longer query finds the best ones; a query whose words are all shorter than ${CONTAINS_MIN_LENGTH} characters skips it.`,
+        '',
+        'The answer starts at the `offset`-th model of that order (0 when left out) and holds at most 512 KiB of models: when the `limit` models do not fit, it ends early and a `Link` header names the rest (`<?model=...&limit=...&offset=N>; rel="next"`).',
       ].join('\n'),
       params: SEARCH_PARAMS,
       async handler(this: ModelsThis, ctx: Context<SearchParams>) {
-        const { manufacturer, productType, limit } = ctx.params;
+        const { manufacturer, productType, limit, offset = 0 } = ctx.params;
         const model = ctx.params.model?.trim() || undefined;
         const mpn = ctx.params.mpn?.trim() || undefined;
         if (manufacturer === undefined && productType === undefined && model === undefined && mpn === undefined)
@@ -173,6 +179,7 @@ const ModelsService: ServiceSchema<ServiceSettingSchema, ModelsThis> = {
           model,
           mpn,
           limit,
+          offset,
         });
         // The filter's records are known already; ask the catalog only for the others.
         const missing = (ids: number[], known?: { id: number } | null) =>
@@ -192,7 +199,8 @@ const ModelsService: ServiceSchema<ServiceSettingSchema, ModelsThis> = {
                   ),
                 })
               ).adopt(filters);
-        return rows.map((row) => modelOut(row, references));
+        const models = rows.map((row) => modelOut(row, references));
+        return listWithinBudget(ctx.meta, models, { manufacturer, productType, model, mpn, limit }, offset);
       },
     },
 
@@ -205,7 +213,7 @@ const ModelsService: ServiceSchema<ServiceSettingSchema, ModelsThis> = {
       response: MODELS,
       params: UPSERT_PARAMS,
       handler(this: ModelsThis, ctx: Context<UpsertParams>) {
-        return this.upsert(ctx, ctx.params.items);
+        return this.upsert(ctx, ctx.params.items, true);
       },
     },
 
@@ -268,9 +276,10 @@ const ModelsService: ServiceSchema<ServiceSettingSchema, ModelsThis> = {
     /**
      * Resolves the batch's manufacturers and product types (one catalog call, before the
      * transaction: embedded mode's single connection must not wait inside it), then checks and
-     * writes the whole batch in one transaction.
+     * writes the whole batch in one transaction. A batch `answered` to its caller takes no more
+     * models than one answer holds.
      */
-    async upsert(this: ModelsThis, ctx: Context, entries: ModelIn[]) {
+    async upsert(this: ModelsThis, ctx: Context, entries: ModelIn[], answered = false) {
       if (!entries.length) return [];
       const references = await References.load(ctx, {
         manufacturers: entries.map((entry) => entry.manufacturer),
@@ -292,6 +301,7 @@ const ModelsService: ServiceSchema<ServiceSettingSchema, ModelsThis> = {
           const plan = planBatch(writes, await rowsTouchedBy(trx, writes));
           if (Object.keys(plan.details).length) throw new FieldsValidationError(plan.details);
           const upserted = (await writeBatch(trx, plan.writes)).map((row) => modelOut(row, references));
+          if (answered) assertAnswerFits(upserted, (index) => `items[${index}]`);
           await keepIdempotentAnswer(trx, ctx, upserted);
           return upserted;
         });

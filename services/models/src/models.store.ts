@@ -27,6 +27,8 @@ export interface SearchFilter {
   model?: string;
   mpn?: string;
   limit: number;
+  /** Models of the ranked answer skipped before the first answered. */
+  offset?: number;
 }
 
 export interface Sql {
@@ -96,9 +98,11 @@ export function searchSql(filter: SearchFilter): Sql {
   if (filter.manufacturerId !== undefined) scope.push(sql`manufacturer_id = ${filter.manufacturerId}`);
   if (filter.productTypeId !== undefined) scope.push(sql`product_type_id = ${filter.productTypeId}`);
   if (filter.mpn !== undefined) scope.push(sql`lower(mpn) = lower(${filter.mpn})`);
-  const { limit } = filter;
+  const { limit: answered, offset = 0 } = filter;
   const terms = filter.model === undefined ? null : searchTerms(filter.model);
-  if (!terms) return sql`${SELECT} where ${all(scope)} order by ${BY_NAME} limit ${limit}`;
+  if (!terms) return sql`${SELECT} where ${all(scope)} order by ${BY_NAME} limit ${answered} offset ${offset}`;
+  // Every tier ranks the models up to the last answered; the answer skips the first `offset`.
+  const limit = offset + answered;
 
   const exact = exactly(terms.phrase);
   const nameStarts = sql`lower(name) collate "C" like ${terms.prefix}`;
@@ -136,7 +140,7 @@ export function searchSql(filter: SearchFilter): Sql {
           null::real as similarity, lower(name) collate "C" as lowered
         from ${FROM} where id in (select id from first_tiers)
         ${similar}
-      ) ranked order by ${order} limit ${limit}
+      ) ranked order by ${order} limit ${answered} offset ${offset}
     )
     select ${text(COLUMNS)} from ${FROM} join answer using (id) order by ${order}`;
 }

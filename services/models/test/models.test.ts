@@ -207,6 +207,41 @@ describe('GET /api/v3/models', () => {
     expect((await search('model=x&limit=0', 400)).error.details).toEqual({ limit: ['Must be at least 1'] });
     expect((await search('model=x&limit=ten', 400)).error.details).toEqual({ limit: ['Wrong format'] });
   });
+
+  it('pages the ranked answer by offset, and names the rest in a Link header when it passes 512 KiB', async () => {
+    const stem = fresh('Bulky');
+    // 100 aliases of 255 characters: about 26 KB a model, so 30 of them pass the answer's 512 KiB.
+    const aliases = (i: number) => Array.from({ length: 100 }, (_, a) => `${stem}-${i}-${a}-`.padEnd(255, 'z'));
+    const models = Array.from({ length: 30 }, (_, i) =>
+      entry({ name: `${stem} ${String(i).padStart(2, '0')}`, mpn: `${stem}-${i}`, aliases: aliases(i) }),
+    );
+    const refused = await post(models, 400);
+    expect(Object.entries(refused.error.details)).toEqual([
+      [
+        expect.stringMatching(/^\[1\d\]$/),
+        ['The records before this one fill the answer: send this one and those after it in another call'],
+      ],
+    ]);
+    await post(models.slice(0, 15));
+    await post(models.slice(15));
+
+    const query = `model=${encodeURIComponent(stem)}&limit=30`;
+    const first = await hub.request('GET', `/api/v3/models?${query}`, { token });
+    expect(first.status).toBe(200);
+    expect(first.body.length).toBeGreaterThan(10);
+    expect(first.body.length).toBeLessThan(30);
+    const link = first.headers.get('link');
+    expect(link).toMatch(/^<\?.*offset=\d+>; rel="next"$/);
+    const rest = await hub.request('GET', `/api/v3/models${link!.slice(1, link!.indexOf('>'))}`, { token });
+    expect(rest.status).toBe(200);
+    expect(rest.headers.get('link')).toBeNull();
+    const names = [...first.body, ...rest.body].map((model: { name: string }) => model.name);
+    expect(names).toEqual(models.map((model) => model.name));
+
+    const page = await search(`model=${encodeURIComponent(stem)}&limit=3&offset=4`);
+    expect(page.map((model: { name: string }) => model.name)).toEqual(names.slice(4, 7));
+    expect((await search(`model=x&offset=-1`, 400)).error.details).toEqual({ offset: ['Must be at least 0'] });
+  });
 });
 
 describe('POST /api/v3/models', () => {
