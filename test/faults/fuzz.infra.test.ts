@@ -76,11 +76,19 @@ beforeAll(async () => {
   // A first start is ready once its world is in.
   for (const { healthUrl } of Object.values(processes))
     await waitForOk(healthUrl, '/health/live', 'every process', { timeoutMs: 120_000 });
+  let lastLoad = '';
   await waitFor(
-    async () => (await runHub(['world', 'load', DEMO_WORLD_FILE], cluster.env)).code === 0,
+    async () => {
+      const load = await runHub(['world', 'load', DEMO_WORLD_FILE], cluster.env);
+      lastLoad = load.output;
+      return load.code === 0;
+    },
     'the world to load into every service',
     120_000,
-  );
+  ).catch((err: Error) => {
+    const printed = Object.entries(processes).map(([name, { process }]) => `${name}:\n${process.output().slice(-1500)}`);
+    throw new Error(`${err.message}; the last try printed:\n${lastLoad.slice(-3000)}\n${printed.join('\n')}`);
+  });
   for (const { healthUrl } of Object.values(processes))
     await waitForOk(healthUrl, '/health/ready', 'every process', { timeoutMs: 60_000 });
 }, 300_000);
