@@ -282,6 +282,23 @@ it('POST /api/v3/requests/find: every tracked request once, over answers within 
   );
 });
 
+it('POST /api/v3/requests/find: an attempt over RECORD_MAX_BYTES is kept cut to it, with its length', async () => {
+  const trackingId = 'BUDGET-TRACKED-LARGE';
+  const body = caseBody(DEMO_TOKENS.elkjop, {
+    trackingId,
+    orderData: { partnerSpecific: { note: 'n'.repeat(3 * RECORD_MAX_BYTES) } },
+  });
+  const refused = await hub.request('POST', '/api/v3/case/validate', { token: DEMO_TOKENS.elkjop, body });
+  expect(refused.status).toBe(400);
+  const found = await ok('POST', '/api/v3/requests/find', DEMO_TOKENS.elkjop, { trackingId });
+  expect(found.body.data).toHaveLength(1);
+  const [attempt] = found.body.data;
+  expect(attempt.status).toBe('error');
+  expect(attempt.meta.requestBytes).toBe(Buffer.byteLength(JSON.stringify(body)));
+  expect(Buffer.byteLength(JSON.stringify(attempt.request))).toBeLessThanOrEqual(RECORD_MAX_BYTES);
+  expect(JSON.stringify(body).startsWith(attempt.request)).toBe(true);
+});
+
 describe('a record larger than RECORD_MAX_BYTES', () => {
   const tooLarge = 'r'.repeat(RECORD_MAX_BYTES + 1);
 

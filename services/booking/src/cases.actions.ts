@@ -13,6 +13,8 @@ import {
   FieldsValidationError,
   eventsInsert,
   idempotentAnswerStatement,
+  jsonBytes,
+  RECORD_MAX_BYTES,
   type Statement,
   transactionInTwoFlights,
   UUID_PATTERN,
@@ -55,11 +57,26 @@ interface TrackAttempt {
 }
 
 /**
- * Keeps a booking attempt sent with a trackingId (spec 4.4 rule 2) whole, every field as sent,
- * with its outcome, for the partner to find through requests/find; one without is not kept.
+ * The body of an attempt as it is kept: whole when its text takes at most RECORD_MAX_BYTES as
+ * JSON, else cut to that, so that every kept attempt fits the answer that finds it; the length of
+ * the whole text is then kept beside it.
+ */
+function keptRequest(raw: unknown): { request: string; requestBytes?: number } {
+  const request = JSON.stringify(raw);
+  if (jsonBytes(request) <= RECORD_MAX_BYTES) return { request };
+  let cut = request.slice(0, RECORD_MAX_BYTES);
+  while (jsonBytes(cut) > RECORD_MAX_BYTES) cut = cut.slice(0, Math.floor(cut.length * 0.9));
+  // A cut between the halves of a surrogate pair would store half a character.
+  return { request: cut.replace(/[\uD800-\uDBFF]$/, ''), requestBytes: Buffer.byteLength(request) };
+}
+
+/**
+ * Keeps a booking attempt sent with a trackingId (spec 4.4 rule 2), every field as sent, with its
+ * outcome, for the partner to find through requests/find; one without is not kept.
  */
 function attemptTracker(caller: Caller, raw: unknown, attemptMeta: Record<string, unknown> = {}): TrackAttempt {
   const trackingId = trackingIdOf(raw);
+  const { request, requestBytes } = trackingId ? keptRequest(raw) : { request: '' };
   const statement = (knex: Knex, outcome: AttemptOutcome) =>
     trackingId
       ? externalRequestInsert(knex, caller, {
@@ -67,8 +84,8 @@ function attemptTracker(caller: Caller, raw: unknown, attemptMeta: Record<string
           type: TRACKED_REQUEST_TYPE,
           status: outcome.status,
           trackingId,
-          meta: { trackingId, ...attemptMeta, ...outcome.meta },
-          request: JSON.stringify(raw),
+          meta: { trackingId, ...attemptMeta, ...(requestBytes ? { requestBytes } : {}), ...outcome.meta },
+          request,
           response: JSON.stringify(outcome.response),
           message: outcome.message,
         })

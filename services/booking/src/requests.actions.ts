@@ -48,7 +48,7 @@ export const requestActions: ServiceActionsSchema = {
     summary: 'The booking attempts sent with a trackingId',
     response: REQUESTS_FOUND,
     description:
-      'Every case/create or case/validate request the calling partner sent with this `trackingId`, oldest first, kept whole (discarded fields too) with its outcome: status `success` or `error`, the response and, on failure, the validation errors in `meta.validationErrors`. An answer holds at most 512 KiB of requests: when the rest do not fit, `next` is the `after` that reads on from the last one; null when none follow.',
+      'Every case/create or case/validate request the calling partner sent with this `trackingId`, oldest first, kept whole (discarded fields too; a body over 128 KiB as JSON cut to its first 128 KiB, its whole length in `meta.requestBytes`) with its outcome: status `success` or `error`, the response and, on failure, the validation errors in `meta.validationErrors`. An answer holds at most 512 KiB of requests: when the rest do not fit, `next` is the `after` that reads on from the last one; null when none follow.',
     params: FIND_REQUESTS_PARAMS,
     async handler(this: BookingThis, ctx: Context<FindRequestsParams>) {
       const caller = callerOf(ctx);
