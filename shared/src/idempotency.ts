@@ -67,27 +67,6 @@ export function IdempotencyMixin(schema: string): Partial<ServiceSchema> {
   return { settings: { [KEYS_SCHEMA_SETTING]: schema } };
 }
 
-export async function createIdempotencyKeysTable(knex: Knex, schema: string): Promise<void> {
-  await knex.schema.withSchema(schema).createTable(TABLE, (table) => {
-    table.integer('account_id').notNullable();
-    // The current action: a key names one request to one endpoint (and to its older paths).
-    table.string('action', 128).notNullable();
-    table.string('key', IDEMPOTENCY_KEY_MAX_LENGTH).notNullable();
-    table.string('request_hash', 64).notNullable();
-    // Null while a request holds the key (`holdIdempotencyKey`).
-    table.smallint('status');
-    // json, not jsonb: a replay keeps the first answer's keys in their order.
-    table.json('answer');
-    table.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
-    table.primary(['account_id', 'action', 'key']);
-    table.index(['created_at']);
-  });
-}
-
-export async function dropIdempotencyKeysTable(knex: Knex, schema: string): Promise<void> {
-  await knex.schema.withSchema(schema).dropTableIfExists(TABLE);
-}
-
 /** Keys are forgotten after IDEMPOTENCY_KEY_TTL (ignored at once, removed by the retention job). */
 export function idempotencyKeysRetention(schema: string, ttlMs: number): { rule: RetentionRule; aged: AgedTable } {
   const table = `${schema}.${TABLE}`;

@@ -12,7 +12,6 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Knex } from 'knex';
 import type { ServiceSchema, Service, ServiceSettingSchema } from 'moleculer';
-import { createIndexesConcurrently, dropIndexesConcurrently } from './concurrent-indexes';
 import type { DbService } from './db.mixin';
 import type { AgedTable, RetentionRule } from './retention-rule';
 
@@ -82,34 +81,6 @@ export const OUTBOX_SETTINGS = {
   maxBackoffMs: 30_000,
 };
 
-export async function createOutboxTable(knex: Knex, schema: string): Promise<void> {
-  await knex.schema.withSchema(schema).createTable('outbox', (table) => {
-    table.bigIncrements('id');
-    table.uuid('event_id').notNullable().unique();
-    table.string('type', 64).notNullable();
-    table.uuid('case_guid');
-    table.jsonb('audience').notNullable();
-    table.jsonb('payload').notNullable();
-    table.timestamp('occurred_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
-    table.timestamp('lease_until', { useTz: true });
-    table.timestamp('published_at', { useTz: true });
-  });
-  await knex.raw('create index outbox_pending on ??.outbox (id) where published_at is null', [schema]);
-}
-
-export async function dropOutboxTable(knex: Knex, schema: string): Promise<void> {
-  await knex.schema.withSchema(schema).dropTableIfExists('outbox');
-}
-
-/** Relayed events are removed by the age of their hand-over; this index finds them. */
-export async function indexRelayedEvents(knex: Knex, schema: string): Promise<void> {
-  await knex.raw('create index outbox_relayed on ??.outbox (published_at) where published_at is not null', [schema]);
-}
-
-export async function dropRelayedEventsIndex(knex: Knex, schema: string): Promise<void> {
-  await knex.raw('drop index if exists ??.outbox_relayed', [schema]);
-}
-
 /** Retention of an outbox: events the webhooks service took, `keepMs` after it took them; pending ones stay. */
 export function relayedEventsRetention(schema: string, keepMs: number): { rule: RetentionRule; aged: AgedTable } {
   const table = `${schema}.outbox`;
@@ -165,46 +136,6 @@ interface OutboxRow {
 
 /** What a domain event's fields besides its payload add to a call, at most (ids, type, source, dates, audience). */
 const EVENT_ENVELOPE_BYTES = 512;
-
-/**
- * Relays found the leased events of a case through this index (few rows: those in flight), until
- * `outbox_leases` took its place (`indexLeasesByCase`).
- */
-export async function indexLeasedEvents(knex: Knex, schema: string): Promise<void> {
-  await knex.raw(`create index outbox_leased on ${leasedEventsOf(schema)}`);
-}
-
-function leasedEventsOf(schema: string): string {
-  return `${schema}.outbox (case_guid) where published_at is null and lease_until is not null`;
-}
-
-export async function dropLeasedEventsIndex(knex: Knex, schema: string): Promise<void> {
-  await knex.raw('drop index if exists ??.outbox_leased', [schema]);
-}
-
-/**
- * Leased events by case, for a claim to skip the cases another relay holds an event of. Its
- * condition names the lease alone: a relay clears the lease as it marks an event handed
- * over, so it holds the same rows as `outbox_leased`, but a query that finds leases without
- * asking for unpublished events can use no other index. Asked for both, a planner that expects
- * few pending events took the index of pending events instead and read every one of them for
- * each claim. Any published event still leased (none should be) loses its lease first.
- */
-export async function indexLeasesByCase(knex: Knex, schema: string): Promise<void> {
-  await knex.raw('update ??.outbox set lease_until = null where published_at is not null and lease_until is not null', [
-    schema,
-  ]);
-  await createIndexesConcurrently(knex, schema, {
-    outbox_leases: `${schema}.outbox (case_guid) where lease_until is not null`,
-  });
-  await dropIndexesConcurrently(knex, schema, ['outbox_leased']);
-}
-
-/** Gives the relays `outbox_leased` back in place of `outbox_leases`. */
-export async function unindexLeasesByCase(knex: Knex, schema: string): Promise<void> {
-  await createIndexesConcurrently(knex, schema, { outbox_leased: leasedEventsOf(schema) });
-  await dropIndexesConcurrently(knex, schema, ['outbox_leases']);
-}
 
 /**
  * Claims a batch of pending events for this relay; rows leased by another relay are skipped, and

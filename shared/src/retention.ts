@@ -44,21 +44,6 @@ export interface RuleRun {
   removed: number | null;
 }
 
-/** Where each rule's last run is kept, so any instance reports it. */
-export async function createRetentionRunsTable(knex: Knex, schema: string): Promise<void> {
-  await knex.schema.withSchema(schema).createTable('retention_runs', (table) => {
-    table.string('rule', 64).primary();
-    table.string('table_name', 128).notNullable();
-    table.timestamp('ran_at', { useTz: true }).notNullable();
-    table.bigInteger('removed').notNullable();
-    table.bigInteger('removed_total').notNullable();
-  });
-}
-
-export async function dropRetentionRunsTable(knex: Knex, schema: string): Promise<void> {
-  await knex.schema.withSchema(schema).dropTableIfExists('retention_runs');
-}
-
 /** The advisory lock a rule's batches take, so that one instance at a time works on it. */
 export function retentionLockName(rule: Pick<RetentionRule, 'table' | 'name'>): string {
   return `retention:${rule.table}:${rule.name}`;

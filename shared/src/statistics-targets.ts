@@ -44,7 +44,7 @@ function statisticsSet(target: number | null): string {
  * (null: back to the default), in one statement. ANALYZE evaluates an index's expressions on every
  * sampled row; with a target of 0 it skips them.
  */
-export async function setIndexStatisticsTargets(
+async function setIndexStatisticsTargets(
   knex: Knex,
   index: string,
   targets: Map<number, number | null>,
