@@ -43,19 +43,32 @@ if (unknown.length) {
 const names = wanted.length ? wanted : available;
 const at = commit();
 
+/** The benchmark running now: its group leaves with the runner, as it would share its terminal's signals. */
+let running;
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    if (running && running.exitCode === null) process.kill(-running.pid, 'SIGKILL');
+    process.exit(1);
+  });
+}
+
 /** Runs one benchmark, passing its output through, and resolves to its closing line or its failure. */
 function runOne(name) {
   return new Promise((resolve) => {
     const started = Date.now();
+    // A group of its own, so that the limit ends the hub processes it started as well: they hold
+    // its output open, and the run would wait on them forever.
     const child = spawn(process.execPath, [path.join(__dirname, `${name}.js`), ...(quick ? ['--quick'] : [])], {
       stdio: ['ignore', 'pipe', 'inherit'],
+      detached: true,
     });
+    running = child;
     let stdout = '';
     child.stdout.on('data', (chunk) => {
       stdout += chunk;
       process.stdout.write(chunk);
     });
-    const limit = quick ? setTimeout(() => child.kill('SIGKILL'), QUICK_LIMIT_MS) : undefined;
+    const limit = quick ? setTimeout(() => process.kill(-child.pid, 'SIGKILL'), QUICK_LIMIT_MS) : undefined;
     child.on('close', (code, signal) => {
       clearTimeout(limit);
       const seconds = +((Date.now() - started) / 1000).toFixed(1);
