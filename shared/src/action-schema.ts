@@ -1,16 +1,21 @@
 /**
  * The keys the hub adds to a Moleculer action, declared on Moleculer's own `ActionSchema` (module
  * augmentation, as Moleculer's TypeScript template does for its `auth` key), so that a wrong value
- * such as `access: 'partnr'` fails to compile wherever an action is written.
- *
- * Moleculer 0.14 keeps an `any` index signature on `ActionSchema`, so the compiler cannot refuse a
- * misspelt key (`acess`): `ACTION_KEYS` lists every key an action may carry, and a test holds
- * every service's actions to it.
+ * such as `access: 'partnr'`, or a key no one reads (`acess`), fails to compile wherever an
+ * action is written.
  */
+// moleculer-web declares the `rest` key, on actions and on a service's settings, for every service.
+/// <reference types="moleculer-web" preserve="true" />
+import type { ServiceSchema as MoleculerServiceSchema } from 'moleculer';
 import type { AccessLevel } from './access';
 import type { JsonSchema } from './json-schema';
 
 declare module 'moleculer' {
+  interface ServiceSchema {
+    /** Moleculer calls it once the mixins are merged, before the service is created; its typings leave it out. */
+    merged?: (this: never, schema: MoleculerServiceSchema) => void;
+  }
+
   interface ActionSchema {
     /** Who may call the action through the gateway; an action without it is not published. */
     access?: AccessLevel;
@@ -35,33 +40,3 @@ declare module 'moleculer' {
     readOnly?: boolean;
   }
 }
-
-/** Moleculer's own action keys (its ActionSchema). */
-const MOLECULER_ACTION_KEYS = [
-  'name',
-  'rest',
-  'visibility',
-  'params',
-  'service',
-  'cache',
-  'handler',
-  'tracing',
-  'bulkhead',
-  'circuitBreaker',
-  'retryPolicy',
-  'fallback',
-  'hooks',
-  'timeout',
-];
-
-/** Every key an action of the hub may carry. */
-export const ACTION_KEYS: ReadonlySet<string> = new Set([
-  ...MOLECULER_ACTION_KEYS,
-  'access',
-  'largeBody',
-  'summary',
-  'description',
-  'deprecated',
-  'response',
-  'readOnly',
-]);

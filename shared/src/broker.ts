@@ -24,7 +24,15 @@ export function brokerOptions(config: HubConfig): BrokerOptions {
     cacher:
       config.cacher === 'memory'
         ? { type: 'Memory', options: { maxParamsLength: 200 } }
-        : { type: 'Redis', options: { redis: config.cacher, prefix: `${config.namespace}-cache`, ttl: 3600 } },
+        : {
+            type: 'Redis',
+            options: {
+              // ioredis takes the URL itself; Moleculer's typings only name its options object.
+              redis: config.cacher as unknown as Record<string, unknown>,
+              prefix: `${config.namespace}-cache`,
+              ttl: 3600,
+            },
+          },
     logger: {
       type: 'Console',
       options: {

@@ -36,8 +36,12 @@ export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
 
 const TABLE = 'idempotency_keys';
-/** The service setting naming the schema that keeps the service's keys (`IdempotencyMixin`). */
-const KEYS_SCHEMA_SETTING = '$idempotencyKeysSchema';
+declare module 'moleculer' {
+  interface ServiceSettingSchema {
+    /** The schema that keeps the service's keys (`IdempotencyMixin`). */
+    $idempotencyKeysSchema?: string;
+  }
+}
 /** Where the wrapped handler leaves the request's key for `keepIdempotentAnswer` (ctx.locals). */
 const REQUEST_LOCAL = 'idempotentRequest';
 
@@ -64,7 +68,7 @@ export function takesIdempotencyKey(action: Pick<ActionSchema, 'rest' | 'access'
 
 /** Declares where a service keeps the keys of its writes: `<schema>.idempotency_keys`. */
 export function IdempotencyMixin(schema: string): Partial<ServiceSchema> {
-  return { settings: { [KEYS_SCHEMA_SETTING]: schema } };
+  return { settings: { $idempotencyKeysSchema: schema } };
 }
 
 /** Keys are forgotten after IDEMPOTENCY_KEY_TTL (ignored at once, removed by the retention job). */
@@ -228,9 +232,11 @@ function replay(ctx: Context<unknown, CallerMeta>, request: KeyedRequest, kept: 
   return kept.answer;
 }
 
+type IdempotentService = Service & DbService;
+
 /** The handler of a write that takes keys, kept in `table` under the action name `action`. */
-function idempotentHandler(action: string, table: string, handler: ActionHandler): ActionHandler {
-  return async function (this: Service & DbService, ctx: Context<unknown, CallerMeta>) {
+function idempotentHandler(action: string, table: string, handler: ActionHandler<IdempotentService>): ActionHandler<IdempotentService> {
+  return async function (this: IdempotentService, ctx: Context<unknown, CallerMeta>) {
     const { idempotencyKey: key, caller } = ctx.meta;
     // Only a gateway request carries a key; a call between services (a world load's models) does not.
     if (key === undefined || !caller) return handler.call(this, ctx);
@@ -291,13 +297,15 @@ function idempotentHandler(action: string, table: string, handler: ActionHandler
 export const IdempotencyMiddleware = {
   name: 'Idempotency',
   serviceCreating(_service: unknown, schema: ServiceSchema): void {
-    const keysSchema = (schema.settings as Record<string, unknown> | undefined)?.[KEYS_SCHEMA_SETTING];
+    const keysSchema = schema.settings?.$idempotencyKeysSchema;
     for (const [name, action] of Object.entries(schema.actions ?? {})) {
       if (!action || typeof action !== 'object' || !action.handler) continue;
       if (isOlderForm(action) || !takesIdempotencyKey(action)) continue;
       if (typeof keysSchema !== 'string')
         throw new Error(`${schema.name}.${name} takes Idempotency-Keys: its service needs IdempotencyMixin`);
-      action.handler = idempotentHandler(`${schema.name}.${name}`, `${keysSchema}.${TABLE}`, action.handler);
+      // A service with IdempotencyMixin has a database (DbService).
+      const handler = idempotentHandler(`${schema.name}.${name}`, `${keysSchema}.${TABLE}`, action.handler);
+      action.handler = handler as typeof action.handler;
     }
   },
-} as unknown as Middleware;
+} satisfies Middleware;

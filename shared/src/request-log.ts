@@ -9,7 +9,9 @@
  * arose, with its stack, since the gateway that renders the response only sees it from the outside.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Context, LoggerBindings, Middleware, ServiceBroker } from 'moleculer';
+import type { Context, Middleware, ServiceBroker } from 'moleculer';
+// The package's index leaves the bindings' type out.
+import type { LoggerBindings } from 'moleculer/src/logger-factory';
 
 const requestIds = new AsyncLocalStorage<string>();
 

@@ -3,10 +3,8 @@
  * itself, or Jaeger, which takes the Zipkin format on its port 9411).
  */
 import { createHash } from 'node:crypto';
-import { TracerExporters, type TracerOptions } from 'moleculer';
+import { type Span, TracerExporters, type TracerOptions } from 'moleculer';
 import type { TracingExporter } from './config';
-
-type ZipkinSpan = { traceId: string };
 
 /**
  * A request id as a Zipkin trace id (32 lower-case hex digits): a UUID keeps its digits, so the
@@ -23,10 +21,8 @@ export function zipkinTraceId(requestId: string): string {
  * batch), and loses half of a UUID request id.
  */
 class ZipkinExporter extends TracerExporters.Zipkin {
-  makePayload(span: { traceID: string }): ZipkinSpan {
-    const payload = (
-      TracerExporters.Zipkin.prototype as unknown as { makePayload(span: unknown): ZipkinSpan }
-    ).makePayload.call(this, span);
+  override makePayload(span: Span): Record<string, unknown> {
+    const payload = super.makePayload(span);
     payload.traceId = zipkinTraceId(span.traceID);
     return payload;
   }
@@ -37,7 +33,8 @@ const SPAN_TAGS = { action: { params: false }, event: { params: false } };
 
 export function tracingOptions(tracing: TracingExporter): TracerOptions {
   if (tracing.kind === 'none') return { enabled: false };
+  // Moleculer takes an exporter instance, which its typings leave out.
   const exporter =
-    tracing.kind === 'console' ? { type: 'Console' } : (new ZipkinExporter({ baseURL: tracing.endpoint }) as never);
+    tracing.kind === 'console' ? 'Console' : (new ZipkinExporter({ baseURL: tracing.endpoint }) as never);
   return { enabled: true, exporter: [exporter], tags: SPAN_TAGS };
 }

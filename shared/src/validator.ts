@@ -290,9 +290,7 @@ export const TEXT_PARAMS_META = 'textParams';
 type Check = (params: Rule, options?: { meta?: { meta?: Record<string, unknown> } }) => unknown;
 
 // Moleculer's typings omit the options its Fastest validator passes on to fastest-validator.
-const FastestWithOptions = Validators.Fastest as unknown as new (options: object) => Validators.Fastest;
-
-export class HubValidator extends FastestWithOptions {
+export class HubValidator extends Validators.Fastest {
   constructor() {
     super({ useNewCustomCheckerFunction: true, haltOnFirstError: false });
   }

@@ -5,7 +5,7 @@
  * first start the same holds until the world with its accounts is loaded.
  */
 import net from 'node:net';
-import type { ActionHandler, ActionSchema, Context } from 'moleculer';
+import type { ActionSchema, Context } from 'moleculer';
 import { DEMO_TOKENS, httpRequest, startTestHub, waitFor } from '../support/hub';
 
 async function freePort(): Promise<number> {
@@ -71,7 +71,7 @@ it('answers 503 on a first start until its world is loaded, not 401 to its token
     env: { PORT: String(port) },
     middlewares: [
       {
-        localAction: (handler: ActionHandler, action: ActionSchema) =>
+        localAction: (handler: (ctx: Context) => Promise<unknown>, action: ActionSchema) =>
           action.name === 'catalog.loadWorld'
             ? async (ctx: Context) => {
                 loading();

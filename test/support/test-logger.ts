@@ -4,7 +4,8 @@
  * writes to stderr.
  */
 import { format } from 'node:util';
-import { Loggers, type LoggerBindings, type LogLevels } from 'moleculer';
+import { Loggers, type LogLevels } from 'moleculer';
+import type { LoggerBindings } from 'moleculer/src/logger-factory';
 
 const LEVELS: LogLevels[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'];
 
@@ -14,10 +15,10 @@ function write(line: string): void {
   else process.stderr.write(`${line}\n`);
 }
 
-export class TestLogger extends Loggers.Base {
-  override getLogHandler(bindings?: LoggerBindings): Loggers.LogHandler | null {
-    const level = bindings ? this.getLogLevel(bindings.mod) : null;
-    if (!level || !bindings) return null;
+export class TestLogger extends Loggers.Base<{ level: LogLevels }> {
+  override getLogHandler(bindings: LoggerBindings): Loggers.Base.LogHandler | null {
+    const level = this.getLogLevel(bindings.mod);
+    if (!level) return null;
     const most = LEVELS.indexOf(level);
     return (type, args) => {
       if (LEVELS.indexOf(type) > most) return;

@@ -1,5 +1,5 @@
 /** Reading cases: one case with its request log, and the search over the caller's cases. */
-import type { Context, ServiceActionsSchema } from 'moleculer';
+import type { ActionSchema, Context } from 'moleculer';
 import {
   ACCESS,
   ANSWER_BUDGET_BYTES,
@@ -24,7 +24,7 @@ const READ_CASE_PARAMS = {
 } as const;
 export type ReadCaseParams = ParamsOf<typeof READ_CASE_PARAMS>;
 
-export const caseReadActions: ServiceActionsSchema = {
+export const caseReadActions: Record<string, ActionSchema<BookingThis>> = {
   read: {
     rest: 'GET /v3/case',
     access: ACCESS.PARTNER_PROVIDER,

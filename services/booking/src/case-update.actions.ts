@@ -4,7 +4,7 @@
  * that alters nothing the webhook reports writes no event.
  */
 import type { Knex } from 'knex';
-import type { ActionSchema, Context, ServiceActionsSchema } from 'moleculer';
+import type { ActionSchema, Context } from 'moleculer';
 import {
   ACCESS,
   BadRequestError,
@@ -198,7 +198,7 @@ async function changeCase(this: BookingThis, ctx: Context<UpdateCaseParams, Call
 }
 
 /** update and append share params and rules; append merges what is sent, update replaces it. */
-const changeAction = (rest: string, mode: 'replace' | 'merge'): ActionSchema => ({
+const changeAction = (rest: string, mode: 'replace' | 'merge'): ActionSchema<BookingThis> => ({
   rest,
   access: ACCESS.PARTNER_PROVIDER,
   summary: mode === 'replace' ? 'Replace parts of a case' : 'Merge keys into parts of a case',
@@ -253,7 +253,7 @@ export function recordCaseChange(
   );
 }
 
-export const caseUpdateActions: ServiceActionsSchema = {
+export const caseUpdateActions: Record<string, ActionSchema<BookingThis>> = {
   update: changeAction('POST /v3/case/update', 'replace'),
   append: changeAction('POST /v3/case/append', 'merge'),
 };

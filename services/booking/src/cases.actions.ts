@@ -1,7 +1,7 @@
 /** Booking (spec 4.4) and the case lookups other services make. */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { Context, ServiceActionsSchema } from 'moleculer';
+import type { ActionSchema, Context } from 'moleculer';
 import {
   ACCESS,
   type Caller,
@@ -131,7 +131,7 @@ async function plannedBooking(
   return result.plan;
 }
 
-export const caseActions: ServiceActionsSchema = {
+export const caseActions: Record<string, ActionSchema<BookingThis>> = {
   /** Checks a booking as case/create would, creating nothing; a trackingId keeps the attempt, marked `validateOnly`. */
   validate: {
     rest: 'POST /v3/case/validate',

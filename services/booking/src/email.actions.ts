@@ -4,7 +4,7 @@
  * answer's result is a message saying why nothing was sent, as the spec describes.
  */
 import nodemailer from 'nodemailer';
-import type { Context, ServiceActionsSchema } from 'moleculer';
+import type { ActionSchema, Context } from 'moleculer';
 import {
   ACCESS,
   type CallerMeta,
@@ -51,7 +51,7 @@ export function completedEmail(found: CaseOut): { subject: string; text: string 
   };
 }
 
-export const emailActions: ServiceActionsSchema = {
+export const emailActions: Record<string, ActionSchema<BookingThis>> = {
   sendCompletedEmail: {
     rest: 'POST /v3/case/send-completed-email',
     access: ACCESS.PARTNER,

@@ -4,7 +4,7 @@
  * case's latest uploaded `shipmentLabel` file. The upload and its `case.filesUploaded` event
  * commit together; bytes written for a failed upload are removed.
  */
-import type { Context, ServiceActionsSchema } from 'moleculer';
+import type { ActionSchema, Context } from 'moleculer';
 import {
   ACCESS,
   type CallerMeta,
@@ -66,7 +66,7 @@ interface FileRow {
 
 type FileMeta = CallerMeta & { $responseType?: string };
 
-export const fileActions: ServiceActionsSchema = {
+export const fileActions: Record<string, ActionSchema<BookingThis>> = {
   uploadFiles: {
     rest: 'POST /v3/case/files',
     access: ACCESS.PARTNER_PROVIDER,

@@ -1,5 +1,5 @@
 /** A case's history (docs/cases.md): who changed it, what and when, as the caller's party may see it. */
-import type { Context, ServiceActionsSchema } from 'moleculer';
+import type { ActionSchema, Context } from 'moleculer';
 import {
   ACCESS,
   type CallerMeta,
@@ -61,7 +61,7 @@ const HISTORY_ENTRY: JsonSchema = {
   },
 };
 
-export const historyActions: ServiceActionsSchema = {
+export const historyActions: Record<string, ActionSchema<BookingThis>> = {
   history: {
     rest: 'GET /v3/case/history',
     access: ACCESS.PARTNER_PROVIDER,

@@ -11,7 +11,7 @@
  * Each change writes its events in its own transaction; repeating one that is done changes nothing.
  */
 import type { Knex } from 'knex';
-import type { Context, ServiceActionsSchema } from 'moleculer';
+import type { ActionSchema, Context } from 'moleculer';
 import {
   ACCESS,
   type CallerMeta,
@@ -102,7 +102,7 @@ async function changeState(
   return answer;
 }
 
-export const intakeActions: ServiceActionsSchema = {
+export const intakeActions: Record<string, ActionSchema<BookingThis>> = {
   unexported: {
     rest: 'POST /v3/unexported-cases',
     access: ACCESS.PROVIDER,

@@ -2,7 +2,7 @@
  * The request log: `requests/log` records and the tracked booking attempts (`requests/find`),
  * each with a documented status, `success` or `error`.
  */
-import type { Context, ServiceActionsSchema } from 'moleculer';
+import type { ActionSchema, Context } from 'moleculer';
 import {
   ACCESS,
   assertCanSeeCase,
@@ -39,7 +39,7 @@ const LOGGED_PARTS = ['request', 'response', 'message', 'meta'] as const;
 export type FindRequestsParams = ParamsOf<typeof FIND_REQUESTS_PARAMS>;
 export type LogRequestParams = ParamsOf<typeof LOG_REQUEST_PARAMS>;
 
-export const requestActions: ServiceActionsSchema = {
+export const requestActions: Record<string, ActionSchema<BookingThis>> = {
   findRequests: {
     // The documentation's find endpoints take a POST body; the query form stays for GET clients.
     rest: ['POST /v3/requests/find', 'GET /v3/requests/find'],

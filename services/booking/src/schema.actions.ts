@@ -1,5 +1,5 @@
 /** The booking schema (docs/cases.md): the JSON Schema of the case/create body for one combination of choices. */
-import type { Context, ServiceActionsSchema } from 'moleculer';
+import type { ActionSchema, Context } from 'moleculer';
 import {
   ACCESS,
   type CallerMeta,
@@ -25,7 +25,7 @@ const { serviceType, manufacturer, productType, location, shipping, originatorTy
 
 const CHOICE_FIELDS = ['serviceType', 'manufacturer', 'productType', 'location'] as const;
 
-export const schemaActions: ServiceActionsSchema = {
+export const schemaActions: Record<string, ActionSchema<BookingThis>> = {
   schema: {
     rest: 'GET /v3/case/schema',
     access: ACCESS.PARTNER,

@@ -4,7 +4,7 @@
  * caller is notified about them.
  */
 import type { Knex } from 'knex';
-import type { Context, ServiceActionsSchema } from 'moleculer';
+import type { ActionSchema, Context } from 'moleculer';
 import {
   ACCESS,
   type Caller,
@@ -110,7 +110,7 @@ function statusAnswer(row: StatusRow, guid: string) {
   return { data: rest };
 }
 
-export const statusActions: ServiceActionsSchema = {
+export const statusActions: Record<string, ActionSchema<BookingThis>> = {
   addStatus: {
     rest: 'POST /v3/case/status',
     access: ACCESS.PROVIDER,

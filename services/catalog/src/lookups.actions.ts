@@ -4,7 +4,7 @@
  * is not in the reference data is a validation error naming the field; a known value nobody
  * can book with gives an empty list.
  */
-import type { ActionSchema, Context, Service, ServiceActionsSchema } from 'moleculer';
+import type { ActionSchema, Context, Service } from 'moleculer';
 import {
   ACCESS,
   callerOf,
@@ -264,7 +264,7 @@ const bookableLookup = (
   { summary, response, description = LOOKUP_DESCRIPTION }: LookupReference,
   params: ActionSchema['params'],
   answer: (found: Resolved) => unknown[],
-): ActionSchema => ({
+): ActionSchema<LookupThis> => ({
   rest: `GET /v3/${path}`,
   access: ACCESS.PARTNER,
   summary,
@@ -280,7 +280,7 @@ const bookableLookup = (
 
 const locationParams = { serviceType: id, manufacturer: idOrName, productType: idOrName };
 
-export const lookupActions: ServiceActionsSchema = {
+export const lookupActions: Record<string, ActionSchema<LookupThis>> = {
   manufacturers: bookableLookup(
     'manufacturers',
     { summary: 'Manufacturers the partner can book', response: MANUFACTURERS },

@@ -132,6 +132,8 @@ type GatewayThis = Service & {
   routes: ApiRoute[];
   httpHandler(req: IncomingMessage, res: ServerResponse): void;
   parseQueryString(req: IncomingMessage): { query: Record<string, unknown> };
+  /** The route and alias moleculer-web would serve a request with, if any. */
+  resolveAlias(url: string, method?: string): { alias?: { action?: string } } | undefined;
   /** Lookup answers kept as sent; none while tracing is on, so every request has its spans. */
   answers?: AnswerCache;
   server: http.Server;
@@ -633,9 +635,7 @@ const JSON_CONTENT = /^application\/([\w.+-]*\+)?json\s*(;|$)/i;
  * JSON body may be as large as UPLOAD_BODY_LIMIT instead of BODY_LIMIT.
  */
 function takesLargeBody(this: GatewayThis, req: HubRequest): boolean {
-  const found = this.resolveAlias((req as { parsedUrl?: string }).parsedUrl ?? '', req.method) as
-    { alias?: { action?: string } } | undefined;
-  const name = found?.alias?.action;
+  const name = this.resolveAlias((req as { parsedUrl?: string }).parsedUrl ?? '', req.method)?.alias?.action;
   if (!name) return false;
   return registeredAction(this.broker, name)?.endpoints[0]?.action.largeBody === true;
 }
@@ -667,7 +667,13 @@ function parseLargeJson(req: HubRequest, _res: ServerResponse, next: (err?: unkn
   }
 }
 
-const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
+/**
+ * moleculer-web's settings (its ApiSettingsSchema types a request as its own IncomingRequest; the
+ * gateway's hooks take the HubRequest they build on it).
+ */
+type GatewaySettings = ServiceSettingSchema & Record<string, any>;
+
+const GatewayService: ServiceSchema<GatewaySettings, GatewayThis> = {
   name: 'gateway',
   mixins: [ApiGateway],
 
@@ -966,7 +972,7 @@ const GatewayService: ServiceSchema<ServiceSettingSchema, GatewayThis> = {
   },
 
   /** Settings that depend on the configuration; moleculer-web reads them when it is created. */
-  merged(this: GatewayThis, schema: ServiceSchema) {
+  merged(this: GatewayThis, schema: ServiceSchema<GatewaySettings>) {
     const config = configOf(this.broker);
     const settings = schema.settings!;
     const isJson = (req: HubRequest) => JSON_CONTENT.test(String(req.headers['content-type'] ?? ''));

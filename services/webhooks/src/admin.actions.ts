@@ -2,7 +2,7 @@
  * The admin API under /api/admin/webhooks: subscriptions (create, update, pause, resume, rotate
  * the secret), deliveries with their attempt log, and redeliveries.
  */
-import type { Context, ServiceActionsSchema } from 'moleculer';
+import type { ActionSchema, Context } from 'moleculer';
 import {
   ACCESS,
   FIELD_MESSAGES,
@@ -96,7 +96,7 @@ function redeliverQuery(self: WebhooksThis) {
     .update({ state: 'pending', cycle_attempts: 0, next_attempt_at: self.db.knex.fn.now(), finished_at: null });
 }
 
-export const adminActions: ServiceActionsSchema = {
+export const adminActions: Record<string, ActionSchema<WebhooksThis>> = {
   listSubscriptions: {
     rest: 'GET /admin/webhooks/subscriptions',
     access: ACCESS.ADMIN,

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Knex } from 'knex';
-import type { LoggerInstance } from 'moleculer';
+import type { Logger } from 'moleculer';
 import type { HubConfig } from '@hub/shared';
 import { AmqpChannels } from './amqp-sender';
 import { type AddressedWebhook, partyKey, takersOf } from './addressing';
@@ -81,7 +81,7 @@ export class DeliveryWorker {
   constructor(
     private readonly knex: Knex,
     private readonly config: DeliveryConfig,
-    private readonly logger: LoggerInstance,
+    private readonly logger: Logger,
   ) {
     // Checks and keeps the addresses of target hosts, for both kinds of target.
     const resolver = new TargetResolver(

@@ -3,7 +3,7 @@
  * it has a subscription (the same bodies, webhook-ids, case numbers), oldest first, after an
  * opaque cursor, so a receiver recovers what it missed on its own.
  */
-import type { Context, ServiceActionsSchema } from 'moleculer';
+import type { ActionSchema, Context } from 'moleculer';
 import {
   ACCESS,
   type Caller,
@@ -71,7 +71,7 @@ function entryOut(row: FeedRow) {
   };
 }
 
-export const feedActions: ServiceActionsSchema = {
+export const feedActions: Record<string, ActionSchema<WebhooksThis>> = {
   feed: {
     rest: 'GET /v3/events',
     access: ACCESS.PARTNER_PROVIDER,

@@ -2,7 +2,7 @@
  * Delivery health for operators (the gateway's metrics and console): deliveries waiting,
  * failing and dead-lettered, in total and per receiver, with each receiver's attempts per hour.
  */
-import type { Context, ServiceActionsSchema } from 'moleculer';
+import type { ActionSchema, Context } from 'moleculer';
 import type { WebhooksThis } from './types';
 
 export interface HourlyAttempts {
@@ -42,7 +42,7 @@ interface CountRow {
   dead: number;
 }
 
-export const healthActions: ServiceActionsSchema = {
+export const healthActions: Record<string, ActionSchema<WebhooksThis>> = {
   /** Internal. `failing`: pending deliveries whose last attempt failed (retrying). */
   deliveryHealth: {
     visibility: 'public',
