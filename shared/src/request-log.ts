@@ -13,7 +13,10 @@ import type { Context, Middleware, ServiceBroker } from 'moleculer';
 // The package's index leaves the bindings' type out.
 import type { LoggerBindings } from 'moleculer/src/logger-factory';
 
-const requestIds = new AsyncLocalStorage<string>();
+/** The request id of the call being handled; emptied when the call ends, for work it left behind. */
+type HandledCall = { requestId: string | undefined };
+
+const requestIds = new AsyncLocalStorage<HandledCall>();
 
 /** Calls being handled on this node now. */
 let handling = 0;
@@ -21,19 +24,22 @@ let handling = 0;
 /**
  * Runs a handler with its request id kept for the log. Keeping it costs every promise and timer
  * the process makes a hook, a cost felt in a webhook burst, so the hook runs
- * only while some call is being handled: when the last one ends it is switched off, and work a
+ * only while some call is being handled: when the last one ends it is switched off. Work a
  * handler left running behind it (a delivery worker woken by an ingest) goes on without an id,
- * as it no longer belongs to the call.
+ * as it no longer belongs to the call: the call's entry is emptied when it ends, since a context
+ * Node keeps with a timer or a promise outlives the switch.
  */
 function handledWithRequestId(requestId: string, handle: () => Promise<unknown>): Promise<unknown> {
   handling += 1;
+  const call: HandledCall = { requestId };
   const ended = () => {
+    call.requestId = undefined;
     handling -= 1;
     if (handling === 0) requestIds.disable();
   };
   let handled: Promise<unknown>;
   try {
-    handled = requestIds.run(requestId, handle);
+    handled = requestIds.run(call, handle);
   } catch (err) {
     ended();
     throw err;
@@ -52,7 +58,7 @@ function handledWithRequestId(requestId: string, handle: () => Promise<unknown>)
 
 /** The request id of the call being handled here, if any. */
 export function currentRequestId(): string | undefined {
-  return requestIds.getStore();
+  return requestIds.getStore()?.requestId;
 }
 
 /** Errors already logged on this node, so a caller on the same node does not log them again. */
