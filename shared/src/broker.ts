@@ -15,6 +15,13 @@ import { tracingOptions } from './tracing';
 import { TransportLimitsMiddleware } from './transport-limits';
 import { HubValidator, WholeParamsMiddleware } from './validator';
 
+/**
+ * Names the cache keys' format in their Redis prefix. Moleculer builds a cached action's key from
+ * its params, and a key of one format may stand for other params in another: a node never reads
+ * an answer cached under a format it does not build (docs/upgrading.md).
+ */
+const CACHE_KEY_FORMAT = 'cache-v5';
+
 export function brokerOptions(config: HubConfig): BrokerOptions {
   return {
     namespace: config.namespace,
@@ -29,7 +36,7 @@ export function brokerOptions(config: HubConfig): BrokerOptions {
             options: {
               // ioredis takes the URL itself; Moleculer's typings only name its options object.
               redis: config.cacher as unknown as Record<string, unknown>,
-              prefix: `${config.namespace}-cache`,
+              prefix: `${config.namespace}-${CACHE_KEY_FORMAT}`,
               ttl: 3600,
             },
           },
