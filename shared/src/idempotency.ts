@@ -235,7 +235,11 @@ function replay(ctx: Context<unknown, CallerMeta>, request: KeyedRequest, kept: 
 type IdempotentService = Service & DbService;
 
 /** The handler of a write that takes keys, kept in `table` under the action name `action`. */
-function idempotentHandler(action: string, table: string, handler: ActionHandler<IdempotentService>): ActionHandler<IdempotentService> {
+function idempotentHandler(
+  action: string,
+  table: string,
+  handler: ActionHandler<IdempotentService>,
+): ActionHandler<IdempotentService> {
   return async function (this: IdempotentService, ctx: Context<unknown, CallerMeta>) {
     const { idempotencyKey: key, caller } = ctx.meta;
     // Only a gateway request carries a key; a call between services (a world load's models) does not.

@@ -671,7 +671,7 @@ function parseLargeJson(req: HubRequest, _res: ServerResponse, next: (err?: unkn
  * moleculer-web's settings (its ApiSettingsSchema types a request as its own IncomingRequest; the
  * gateway's hooks take the HubRequest they build on it).
  */
-type GatewaySettings = ServiceSettingSchema & Record<string, any>;
+type GatewaySettings = ServiceSettingSchema & Record<string, unknown>;
 
 const GatewayService: ServiceSchema<GatewaySettings, GatewayThis> = {
   name: 'gateway',
@@ -972,15 +972,15 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayThis> = {
   },
 
   /** Settings that depend on the configuration; moleculer-web reads them when it is created. */
-  merged(this: GatewayThis, schema: ServiceSchema<GatewaySettings>) {
+  merged(this: GatewayThis, schema: ServiceSchema) {
     const config = configOf(this.broker);
-    const settings = schema.settings!;
+    const settings = schema.settings as GatewaySettings;
     const isJson = (req: HubRequest) => JSON_CONTENT.test(String(req.headers['content-type'] ?? ''));
-    schema.settings = {
+    const merged: GatewaySettings = {
       ...settings,
       port: config.port,
       ip: config.host,
-      routes: settings.routes.map((route: { path: string; bodyParsers: { json: object } }) =>
+      routes: (settings.routes as Array<{ path: string; bodyParsers: { json: object } }>).map((route) =>
         route.path !== '/api'
           ? route
           : {
@@ -1013,6 +1013,7 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayThis> = {
             },
       ),
     };
+    schema.settings = merged;
   },
 
   created(this: GatewayThis) {
