@@ -265,13 +265,13 @@ export async function main(argv: string[]): Promise<void> {
   if (command === 'repl') {
     parseCommand(argv.slice(1), {});
     if (config.mode === 'distributed') {
-      await (await clusterBroker(config)).repl();
+      (await clusterBroker(config)).repl();
       return;
     }
     const release = lockDataDir(config);
     const broker = await startHub(config);
     stopOnSignals(broker, release);
-    await broker.repl();
+    broker.repl();
     return;
   }
 
