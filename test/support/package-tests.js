@@ -27,7 +27,7 @@ const args = [
   '--selectProjects',
   project,
   // The package's own directory only (a pattern on absolute paths, anchored at the root).
-  '--testPathPattern',
+  '--testPathPatterns',
   `^${escapeRegExp(path.join(root, packageDir))}/`,
   '--passWithNoTests',
 ];
