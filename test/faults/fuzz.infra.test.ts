@@ -86,7 +86,9 @@ beforeAll(async () => {
     'the world to load into every service',
     120_000,
   ).catch((err: Error) => {
-    const printed = Object.entries(processes).map(([name, { process }]) => `${name}:\n${process.output().slice(-1500)}`);
+    const printed = Object.entries(processes).map(
+      ([name, { process }]) => `${name}:\n${process.output().slice(-1500)}`,
+    );
     throw new Error(`${err.message}; the last try printed:\n${lastLoad.slice(-3000)}\n${printed.join('\n')}`);
   });
   for (const { healthUrl } of Object.values(processes))
