@@ -7,7 +7,7 @@
  * with MAX_PAYLOAD_EXCEEDED.
  */
 import { randomBytes } from 'node:crypto';
-import { ServiceBroker } from 'moleculer';
+import { type Context, ServiceBroker } from 'moleculer';
 import { brokerOptions, ERROR_TYPES, loadConfig, NAMED_FAILURES_MAX } from '../src';
 import { waitFor } from '../../test/support/hub';
 import { privateNatsServer, type NatsServer } from '../../test/support/processes';
@@ -39,8 +39,8 @@ beforeAll(async () => {
       take: { params: { text: 'string' }, handler: () => ({ ok: true }) },
     },
     events: {
-      'echo.heard'(payload: unknown) {
-        received.push(payload);
+      'echo.heard'(ctx: Context) {
+        received.push(ctx.params);
       },
     },
   });

@@ -324,7 +324,8 @@ export class RequestFuzzer {
     const kind = this.between(0, 9);
     if (kind < 4) return this.pick(ODD_TEXT);
     if (kind < 7) return this.pick(ODD_NUMBERS);
-    if (kind < 9) return this.pick(ODD_VALUES);
+    // A copy: a later mutation may write into it, and the shared value would reach other requests.
+    if (kind < 9) return structuredClone(this.pick(ODD_VALUES));
     let nested: unknown = 'bottom';
     for (let level = 0; level < TOO_DEEP; level++) nested = { level: nested };
     return nested;
