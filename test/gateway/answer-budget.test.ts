@@ -5,9 +5,17 @@
  * that says more follow the way its endpoint does (a cursor, `hasMore`, offset and count, a `Link`
  * header), and following the pages returns every item exactly once.
  */
-import { ANSWER_BUDGET_BYTES, ANSWER_FULL, jsonBytes, RECORD_MAX_BYTES, RECORD_TOO_LARGE } from '../../shared/src';
+import {
+  ANSWER_BUDGET_BYTES,
+  ANSWER_FULL,
+  type DbService,
+  jsonBytes,
+  RECORD_MAX_BYTES,
+  RECORD_TOO_LARGE,
+} from '../../shared/src';
 import { DEMO_TOKENS, startTestHub, type TestHub, waitFor } from '../support/hub';
 import { BOOKING_SERVICES, bookCase, caseBody } from '../support/cases';
+import { STATUSES_PER_CASE_MAX } from '../../services/booking/src/statuses.actions';
 
 /** What one record carries: a fifth of the budget or so, so a handful of records pass it. */
 const LARGE = 100_000;
@@ -297,6 +305,36 @@ it('POST /api/v3/requests/find: an attempt over RECORD_MAX_BYTES is kept cut to 
   expect(attempt.meta.requestBytes).toBe(Buffer.byteLength(JSON.stringify(body)));
   expect(Buffer.byteLength(JSON.stringify(attempt.request))).toBeLessThanOrEqual(RECORD_MAX_BYTES);
   expect(JSON.stringify(body).startsWith(attempt.request)).toBe(true);
+});
+
+it('POST /api/v3/case/status: a case takes at most STATUSES_PER_CASE_MAX statuses, and its read fits', async () => {
+  const guid = await bookCase(hub, DEMO_TOKENS.elkjop);
+  const knex = (hub.broker.getLocalService('booking') as unknown as DbService).db.knex;
+  const { id: caseId } = await knex('booking.cases').where({ guid }).first('id');
+  // All but the last through the database: each status sent rereads the whole case for its webhook.
+  const keys = ['arrived', 'diagnosed'];
+  const held = Number((await knex('booking.case_statuses').where({ case_id: caseId }).count({ n: '*' }))[0].n);
+  await knex('booking.case_statuses').insert(
+    Array.from({ length: STATUSES_PER_CASE_MAX - 1 - held }, (_, index) => ({
+      case_id: caseId,
+      key: keys[index % 2],
+      name: keys[index % 2],
+      declared_at: new Date(),
+    })),
+  );
+  const last = await ok('POST', '/api/v3/case/status', DEMO_TOKENS.nrc, { guid, key: 'awaiting_parts' });
+  const full = await hub.request('POST', '/api/v3/case/status', {
+    token: DEMO_TOKENS.nrc,
+    body: { guid, key: 'arrived' },
+  });
+  expect(full.status).toBe(409);
+  expect(full.body).toEqual({ error: { message: `A case holds at most ${STATUSES_PER_CASE_MAX} statuses` } });
+  // The current key again changes nothing, so it is answered as before.
+  const again = await ok('POST', '/api/v3/case/status', DEMO_TOKENS.nrc, { guid, key: 'awaiting_parts' });
+  expect(again.body).toEqual(last.body);
+  const read = await ok('GET', `/api/v3/case?guid=${guid}`, DEMO_TOKENS.nrc);
+  expect(read.body.caseStatuses).toHaveLength(STATUSES_PER_CASE_MAX);
+  expect(jsonBytes(read.body)).toBeLessThan(ANSWER_BUDGET_BYTES);
 });
 
 describe('a record larger than RECORD_MAX_BYTES', () => {

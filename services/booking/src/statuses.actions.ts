@@ -10,6 +10,7 @@ import {
   type Caller,
   type CallerMeta,
   callerOf,
+  ConflictError,
   DOMAIN_EVENTS,
   FIELD_MESSAGES,
   FieldsValidationError,
@@ -81,6 +82,15 @@ export async function addStatus(
   return added;
 }
 
+/** Whether the case has as many statuses as it may hold: an index walk of at most that many. */
+async function holdsMostStatuses(trx: Knex.Transaction, caseId: number): Promise<boolean> {
+  const last = await trx('booking.case_statuses')
+    .where({ case_id: caseId })
+    .offset(STATUSES_PER_CASE_MAX - 1)
+    .first(trx.raw('1 as held'));
+  return last !== undefined;
+}
+
 /**
  * Writes `case.statusAdded` for a status just added, with the case as it now is: provider keys,
  * which the webhooks service maps per partner.
@@ -110,13 +120,19 @@ function statusAnswer(row: StatusRow, guid: string) {
   return { data: rest };
 }
 
+/**
+ * The most statuses a provider may post to one case. Every read of the case carries them all, and
+ * in distributed mode a read travels as one message of at most 1 MiB: at this count a case's
+ * statuses take a few hundred KiB, beside its other parts (each bounded by RECORD_MAX_BYTES).
+ */
+export const STATUSES_PER_CASE_MAX = 1000;
+
 export const statusActions: Record<string, ActionSchema<BookingThis>> = {
   addStatus: {
     rest: 'POST /v3/case/status',
     access: ACCESS.PROVIDER,
     summary: 'Add a status to a case',
-    description:
-      "`key` is one of the provider's status keys (lower-cased); re-sending the case's current key changes nothing and answers that status. The partner gets its webhooks in its own keys.",
+    description: `\`key\` is one of the provider's status keys (lower-cased); re-sending the case's current key changes nothing and answers that status. The partner gets its webhooks in its own keys. A case takes at most ${STATUSES_PER_CASE_MAX} statuses: another is a 409.`,
     response: STATUS_ADDED,
     params: ADD_STATUS_PARAMS,
     async handler(this: BookingThis, ctx: Context<AddStatusParams, CallerMeta>) {
@@ -129,6 +145,8 @@ export const statusActions: Record<string, ActionSchema<BookingThis>> = {
         assertNotCancelled(row);
         const status = (await providerStatusKeys(trx, row.service_provider_id)).find((entry) => entry.key === key);
         if (!status) throw new FieldsValidationError({ key: [FIELD_MESSAGES.notAnOption] });
+        if (row.current_status !== key && (await holdsMostStatuses(trx, row.id)))
+          throw new ConflictError(`A case holds at most ${STATUSES_PER_CASE_MAX} statuses`);
         const added = await addStatus(trx, row, status, declaredAt);
         if (added) {
           await recordHistory(trx, caller, row.id, 'statusAdded', [
