@@ -128,6 +128,8 @@ interface ServedRoute {
 type GatewayThis = Service & {
   /** Every route the gateway has served, kept when its service leaves, to tell "down" from "unknown". */
   servedRoutes: Map<string, ServedRoute>;
+  /** The registry changed after moleculer-web last rebuilt its routes. */
+  routesBehindRegistry: boolean;
   aliases: Array<ServedRoute & { fullPath: string }>;
   routes: ApiRoute[];
   httpHandler(req: IncomingMessage, res: ServerResponse): void;
@@ -534,16 +536,21 @@ function keepAnswer(this: GatewayThis, ctx: Context<unknown, CallerMeta>, req: H
 }
 
 /**
- * Whether the request is for a route the gateway served while its service ran, which runs
- * nowhere now: a 503 to try again, not the 404 of a route that never existed.
+ * Whether the request is for a route the gateway served while its service ran, which it does not
+ * serve now: its service runs nowhere, or has just come back and the routes are not yet rebuilt
+ * (moleculer-web rebuilds them a moment after the registry changes). A 503 to try again, not the
+ * 404 of a route that never existed, nor of a record its action did not find.
  */
 function routesToAbsentService(this: GatewayThis, req: HubRequest): boolean {
   const url = (req as { parsedUrl?: string }).parsedUrl ?? req.url?.split('?')[0];
   if (!url) return false;
-  const routes = [...this.servedRoutes.values()].filter((route) => route.method === req.method && route.match(url));
+  const routes = [...this.servedRoutes].filter(([, route]) => route.method === req.method && route.match(url));
+  const current = new Set(this.aliases.map((alias) => `${alias.method} ${alias.fullPath}`));
+  if (routes.length === 0 || routes.some(([key]) => current.has(key))) return false;
   // findNextActionEndpoint answers an error when no node serves the action now.
   return (
-    routes.length > 0 && routes.every((route) => this.broker.findNextActionEndpoint(route.action!) instanceof Error)
+    this.routesBehindRegistry ||
+    routes.every(([, route]) => this.broker.findNextActionEndpoint(route.action!) instanceof Error)
   );
 }
 
@@ -860,8 +867,14 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayThis> = {
   events: {
     /** moleculer-web has rebuilt its routes from the registry: remember them, with their actions. */
     '$api.aliases.regenerated'(this: GatewayThis) {
+      this.routesBehindRegistry = false;
       for (const alias of this.aliases)
         if (alias.action) this.servedRoutes.set(`${alias.method} ${alias.fullPath}`, alias);
+    },
+
+    /** moleculer-web rebuilds the routes a moment after this: until then they may lack a service that came back. */
+    '$services.changed'(this: GatewayThis) {
+      this.routesBehindRegistry = true;
     },
 
     /** A world load may give accounts new tokens or roles, and lookups new answers: forget what was resolved before. */
@@ -1018,6 +1031,7 @@ const GatewayService: ServiceSchema<GatewaySettings, GatewayThis> = {
 
   created(this: GatewayThis) {
     this.servedRoutes = new Map();
+    this.routesBehindRegistry = false;
     this.tokenCache = new Map();
     if (configOf(this.broker).tracing.kind === 'none') this.answers = new AnswerCache();
     // Each made-up token costs a lookup, and the per-token rate limit gives each one a budget of
