@@ -335,7 +335,9 @@ class FolderMigrationSource implements Knex.MigrationSource<string> {
  * rows, which fails every later migration); the whole step holds the schema's migration lock.
  */
 export async function migrateSchema(database: Database, schema: string, folder: string): Promise<void> {
-  await database.exclusively(`migrations:${schema}`, async () => {
+  // One service's migrations at a time in a database, not one per schema: extensions are the
+  // database's, and two services creating the same one at once fail on its unique name.
+  await database.exclusively('migrations', async () => {
     await database.knex.raw('create schema if not exists ??', [schema]);
     await database.knex.migrate.latest({
       schemaName: schema,
