@@ -1,6 +1,7 @@
 /**
  * Benchmark: the model registry. Loads 100,000 models through `POST /api/v3/models` (batches of
- * 1,000: creates, then the same batches changed, which are updates) and measures search latency
+ * 500, which the 512 KiB answer of saved models holds: creates, then the same batches changed,
+ * which are updates) and measures search latency
  * through the gateway beside the same search as raw SQL on the same database in the same run, and
  * a `select 1` after each: the round trip's own floor, which a loaded machine raises.
  * Broad searches (a word many models hold) also run, a few times, as the ranking that ranks every
@@ -24,7 +25,7 @@ const { flushToDisk } = require('./lib/databases');
 
 const MODELS = quick ? 2000 : Number(args[0] ?? 100_000);
 const GROWN = quick ? 10_000 : Number(args[1] ?? 1_000_000);
-const BATCH = 1000;
+const BATCH = 500;
 const SEARCHES = quick ? 40 : 2000;
 const BROAD_SEARCHES = quick ? 8 : 200;
 const BASELINE_SEARCHES = 8;
