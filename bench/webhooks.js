@@ -55,7 +55,7 @@ const ARRIVAL_DEADLINE_MS = 600_000;
 const SECRET = 'whsec_' + Buffer.alloc(32, 5).toString('base64');
 const EVENT_TYPE = 'costProposal.created';
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, Math.max(ms, 0)));
 
 /**
  * Where every receiver reports what it read: the webhook-id, the subscription's target (each
