@@ -1,9 +1,12 @@
 /**
- * Benchmark: a cached reference lookup through the whole gateway (token, access check, cacher)
- * against a raw Node http server returning the same JSON, in the same run, with the hub in one
- * process and distributed (gateway, catalog and routing each a process of its own, over NATS
- * with the Redis cacher, on a new database on the Postgres server); and a routing decision on a
- * partner with 10,000 competences, as a pure function and as the routing action.
+ * Benchmark: a cached reference lookup through the hub as a user runs it, against a bare Node
+ * http server returning the same JSON, in the same run, each server a process of its own and the
+ * load generator (autocannon, 50 connections) a third: the hub as `npm start` starts it, with
+ * its default settings (the access log written to a file, metrics, the rate limiter counting;
+ * only its limit raised so that no request is refused), and distributed (gateway, catalog and
+ * routing each a process, over NATS with the Redis cacher, on a new database on the Postgres
+ * server); and a routing decision on a partner with 10,000 competences, as a pure function and
+ * as the routing action.
  *
  * Run after `npm run build`: node bench/lookups-routing.js [seconds per HTTP run, default 10]
  * (`--quick`: 1 s per run, 1,000 competences). The distributed hub uses BENCH_POSTGRES_URL,
@@ -13,17 +16,18 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const http = require('node:http');
-const autocannon = require('autocannon');
+const { spawn } = require('node:child_process');
 const { loadConfig, readWorld, DEMO_WORLD_FILE } = require('../shared/dist');
 const { startHub } = require('../cli/dist');
 const { choose } = require('../services/routing/dist/choice');
 const { competenceOf } = require('../services/routing/dist/competences.store');
 const { quick, args, ratio, runBenchmark } = require('./lib/benchmark');
 const { scratchDatabase } = require('./lib/databases');
-const { startDistributedHub } = require('./lib/hub-process');
+const { freePort, spawnHub, startDistributedHub, waitForAnswer } = require('./lib/hub-process');
+const { loadFromProcess } = require('./lib/load-generator');
 
 const SECONDS = quick ? 1 : Number(args[0] ?? 10);
+const WARMUP_SECONDS = quick ? 1 : 5;
 const CONNECTIONS = 50;
 const COMPETENCES = quick ? 1000 : 10_000;
 const TOKEN = 'demo-partner-elkjop-000000000001';
@@ -31,13 +35,8 @@ const LOOKUP = '/api/v3/manufacturers?originatorType=private&bookingType=company
 /** The distributed hub's processes, by node id, with the services each runs. */
 const DISTRIBUTED_NODES = { 'bench-gateway': 'gateway', 'bench-catalog': 'catalog', 'bench-routing': 'routing' };
 
-function cannon(url, headers) {
-  return new Promise((resolve, reject) => {
-    autocannon({ url, headers, connections: CONNECTIONS, duration: SECONDS }, (err, result) =>
-      err ? reject(err) : resolve(result),
-    );
-  });
-}
+const cannon = (url, headers = {}) =>
+  loadFromProcess(url, { headers, connections: CONNECTIONS, seconds: SECONDS, warmupSeconds: WARMUP_SECONDS });
 
 const summary = (result) => ({
   requestsPerSecond: Math.round(result.requests.average),
@@ -99,6 +98,62 @@ async function distributedLookup(body) {
   }
 }
 
+/** A bare `node:http` server answering `body`, in a process of its own; resolves once it listens. */
+async function startBareServer(body) {
+  const port = await freePort();
+  const child = spawn(process.execPath, [path.join(__dirname, 'lib/bare-server.js'), String(port)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  child.stdin.end(body);
+  await new Promise((resolve, reject) => {
+    child.stdout.once('data', resolve);
+    child.once('exit', (code) => reject(new Error(`the bare server exited with ${code}`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}${LOOKUP}`,
+    stop: () => new Promise((resolve) => child.once('exit', resolve).kill('SIGTERM')),
+  };
+}
+
+/**
+ * The lookup through the hub as `npm start` runs it (its own process, its defaults, the demo
+ * world; its log to a file, as a service manager keeps it) beside the bare server answering the
+ * same body. Resolves to both results, the body, and the access log's lines counted after.
+ */
+async function lookupAsRun() {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-bench-'));
+  const logFile = path.join(dataDir, 'hub.log');
+  const log = fs.openSync(logFile, 'w');
+  const port = await freePort();
+  const hub = spawnHub(
+    { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '10000000' },
+    { stdout: log },
+  );
+  try {
+    const url = `http://127.0.0.1:${port}${LOOKUP}`;
+    const headers = { 'X-Hub-Api-Token': TOKEN };
+    await waitForAnswer(url, headers, [hub], 'The hub');
+    const body = await (await fetch(url, { headers })).text();
+    const bare = await startBareServer(body);
+    try {
+      const rawResult = summary(await cannon(bare.url));
+      const gatewayResult = summary(await cannon(url, headers));
+      await hub.stop();
+      const accessLogLines = fs
+        .readFileSync(logFile, 'utf8')
+        .split('\n')
+        .filter((line) => line.includes('request')).length;
+      return { body, rawResult, gatewayResult: { ...gatewayResult, accessLogLines } };
+    } finally {
+      await bare.stop();
+    }
+  } finally {
+    await hub.stop();
+    fs.closeSync(log);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 function timeLoop(label, iterations, fn) {
   for (let i = 0; i < Math.min(iterations, 200); i += 1) fn(i);
   const start = process.hrtime.bigint();
@@ -113,38 +168,15 @@ function timeLoop(label, iterations, fn) {
 }
 
 async function main() {
+  const { body, rawResult, gatewayResult } = await lookupAsRun();
+  const distributedResult = await distributedLookup(body);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hub-bench-'));
   const config = {
-    ...loadConfig({
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      LOAD_DEMO_WORLD: 'false',
-      DATA_DIR: dataDir,
-      RATE_LIMIT_PER_MINUTE: '10000000',
-    }),
-    services: ['catalog', 'routing', 'gateway'],
+    ...loadConfig({ LOG_LEVEL: 'warn', LOAD_DEMO_WORLD: 'false', DATA_DIR: dataDir }),
+    services: ['catalog', 'routing'],
   };
   const broker = await startHub(config, { initialWorld: readWorld(DEMO_WORLD_FILE) });
   try {
-    const port = broker.getLocalService('gateway').server.address().port;
-    const gatewayUrl = `http://127.0.0.1:${port}${LOOKUP}`;
-    const first = await fetch(gatewayUrl, { headers: { 'X-Hub-Api-Token': TOKEN } });
-    if (first.status !== 200) throw new Error(`lookup answered ${first.status}`);
-    const body = await first.text();
-
-    const raw = http.createServer((req, res) => {
-      res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8' });
-      res.end(body);
-    });
-    await new Promise((resolve) => raw.listen(0, '127.0.0.1', resolve));
-    const rawUrl = `http://127.0.0.1:${raw.address().port}${LOOKUP}`;
-
-    const rawResult = summary(await cannon(rawUrl, {}));
-    const gatewayResult = summary(await cannon(gatewayUrl, { 'X-Hub-Api-Token': TOKEN }));
-    const distributedResult = await distributedLookup(body);
-    raw.close();
-
     const world = bigWorld();
     const loadStart = Date.now();
     // Only the parts this process's services own: the others' owners are not running here.
@@ -190,7 +222,7 @@ async function main() {
       connections: CONNECTIONS,
       lookup: {
         rawNodeHttp: rawResult,
-        gatewayCached: gatewayResult,
+        hubAsRun: gatewayResult,
         gatewayShareOfRaw,
         distributedGatewayCached: distributedResult,
         distributedShareOfRaw,

@@ -21,13 +21,14 @@ function freePort() {
 }
 
 /**
- * Starts `hub start` with `env` over this process's environment; its log goes to this process's
- * stderr. `stop` ends it with SIGTERM and resolves when it has exited.
+ * Starts `hub start` with `env` over this process's environment; its standard output goes to
+ * `stdout` (a file descriptor; by default nowhere), its errors to this process's stderr. `stop`
+ * ends it with SIGTERM and resolves when it has exited.
  */
-function spawnHub(env) {
+function spawnHub(env, { stdout = 'ignore' } = {}) {
   const child = spawn(process.execPath, [HUB, 'start'], {
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', stdout, 'inherit'],
   });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   return {

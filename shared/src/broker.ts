@@ -10,7 +10,8 @@ import { DatabaseOutageMiddleware } from './database-outage';
 import type { EmbeddedDatabaseOptions } from './db';
 import { IdempotencyMiddleware } from './idempotency';
 import { NodeWatchdogMiddleware } from './node-watchdog';
-import { jsonLogLine, RequestLogMiddleware } from './request-log';
+import { hubLogger } from './logger';
+import { RequestLogMiddleware } from './request-log';
 import { tracingOptions } from './tracing';
 import { TransportLimitsMiddleware } from './transport-limits';
 import { HubValidator, WholeParamsMiddleware } from './validator';
@@ -40,14 +41,7 @@ export function brokerOptions(config: HubConfig): BrokerOptions {
               ttl: 3600,
             },
           },
-    logger: {
-      type: 'Console',
-      options: {
-        level: config.logLevel,
-        formatter: config.logFormat === 'json' ? jsonLogLine : 'short',
-        colors: config.logFormat !== 'json',
-      },
-    },
+    logger: hubLogger(config),
     logLevel: config.logLevel,
     requestTimeout: config.requestTimeoutMs,
     retryPolicy: {

@@ -28,6 +28,7 @@ export * from './older-versions';
 export * from './outbox';
 export * from './pagination';
 export * from './params-type';
+export * from './logger';
 export * from './request-log';
 export * from './retention';
 export * from './retention-rule';

@@ -2,7 +2,7 @@
  * Every log line written while a call is handled carries the request id of that call, on any
  * node. The gateway makes a request's id the root context's `requestID`; Moleculer hands it on
  * to every call and event the request causes, across the transporter. This middleware keeps it
- * for the async work of each local handler, where the JSON log formatter reads it, so services
+ * for the async work of each local handler, where the logger reads it (logger.ts), so services
  * log with their plain `this.logger`.
  *
  * It also logs an unexpected error (a 5xx other than an outage's 503) on the node where it
@@ -10,8 +10,6 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Context, Middleware, ServiceBroker } from 'moleculer';
-// The package's index leaves the bindings' type out.
-import type { LoggerBindings } from 'moleculer/src/logger-factory';
 
 /** The request id of the call being handled; emptied when the call ends, for work it left behind. */
 type HandledCall = { requestId: string | undefined };
@@ -100,27 +98,3 @@ export const RequestLogMiddleware: Middleware = {
     return (ctx) => handledWithRequestId(ctx.requestID ?? ctx.id, () => next(ctx));
   },
 } as unknown as Middleware;
-
-type PrintArgs = (args: unknown[]) => unknown[];
-
-/**
- * One JSON object per line, as Moleculer's `jsonext` formatter writes it (a first object
- * argument becomes fields), with the `requestId` of the call being handled.
- */
-export function jsonLogLine(
-  type: string,
-  args: unknown[],
-  bindings: LoggerBindings,
-  { printArgs }: { printArgs: PrintArgs },
-): string[] {
-  const line: Record<string, unknown> = { time: new Date().toISOString(), level: type, message: '', ...bindings };
-  const requestId = currentRequestId();
-  if (requestId) line.requestId = requestId;
-  if (args.length > 0 && typeof args[0] === 'object' && args[0] !== null) {
-    Object.assign(line, args[0]);
-    line.message = printArgs(args.slice(1)).join(' ');
-  } else {
-    line.message = printArgs(args).join(' ');
-  }
-  return [JSON.stringify(line)];
-}

@@ -173,7 +173,7 @@ it('counts the calls a service serves in its own process, on its HEALTH_PORT /me
 });
 
 it("logs a service's failure in that service's process, with the request id of the call", async () => {
-  type LogLine = { level: string; requestId?: string; svc?: string; message?: string; msg?: string };
+  type LogLine = { level: string; requestId?: string; svc?: string; msg?: string; err?: { message: string } };
   const linesOf = (child: HubProcess) =>
     child
       .output()
@@ -193,7 +193,8 @@ it("logs a service's failure in that service's process, with the request id of t
     expect(linesOf(catalog).find((line) => line.requestId === requestId)).toMatchObject({
       level: 'error',
       svc: 'catalog',
-      message: expect.stringMatching(/^Action 'catalog\.listAccounts' failed: .*accounts/s),
+      msg: "Action 'catalog.listAccounts' failed:",
+      err: expect.objectContaining({ message: expect.stringMatching(/accounts/), stack: expect.any(String) }),
     });
     await waitFor(
       () => linesOf(gateway).some((line) => line.requestId === requestId && line.msg === 'request'),

@@ -66,8 +66,6 @@ it('answers 404 on /metrics when metrics are off', async () => {
 });
 
 it('logs each request as one JSON line with its request id', async () => {
-  const lines: string[] = [];
-  const spy = jest.spyOn(console, 'log').mockImplementation((...args: unknown[]) => void lines.push(args.join(' ')));
   const hub = await startTestHub({
     services: ['catalog', 'gateway'],
     env: { LOG_FORMAT: 'json', LOG_LEVEL: 'info' },
@@ -81,11 +79,7 @@ it('logs each request as one JSON line with its request id', async () => {
     });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-request-id')).toBe(requestId);
-    const entryFor = () =>
-      lines
-        .filter((line) => line.startsWith('{'))
-        .map((line) => JSON.parse(line))
-        .find((entry) => entry.requestId === requestId);
+    const entryFor = () => hub.logLines.map((line) => JSON.parse(line)).find((entry) => entry.requestId === requestId);
     // The line is written when the response has finished, which may be just after the client has it.
     await waitFor(() => entryFor() !== undefined, 'the request log line');
     expect(entryFor()).toMatchObject({
@@ -98,7 +92,49 @@ it('logs each request as one JSON line with its request id', async () => {
     });
   } finally {
     await hub.stop();
-    spy.mockRestore();
+  }
+});
+
+it('writes an error with its stack and a message made of every other argument', async () => {
+  const hub = await startTestHub({ services: [], env: { LOG_FORMAT: 'json', LOG_LEVEL: 'info' }, hubLogger: true });
+  try {
+    hub.broker.getLogger('booking').error('Action', "'booking.create'", 'failed:', new Error('boom'), { attempt: 2 });
+    await waitFor(() => hub.logLines.some((line) => line.includes('boom')), 'the error line');
+    const entry = JSON.parse(hub.logLines.find((line) => line.includes('boom'))!);
+    expect(entry).toMatchObject({
+      level: 'error',
+      mod: 'booking',
+      msg: "Action 'booking.create' failed: { attempt: 2 }",
+    });
+    expect(entry.err).toMatchObject({
+      type: 'Error',
+      message: 'boom',
+      stack: expect.stringMatching(/^Error: boom\n\s+at /),
+    });
+  } finally {
+    await hub.stop();
+  }
+});
+
+it('writes each request as one line of text in the short format', async () => {
+  const hub = await startTestHub({
+    services: ['catalog', 'gateway'],
+    env: { LOG_FORMAT: 'short', LOG_LEVEL: 'info' },
+    hubLogger: true,
+  });
+  try {
+    const requestId = randomUUID();
+    await hub.request('GET', '/api/v3/provider?id=10', {
+      token: DEMO_TOKENS.elkjop,
+      headers: { 'X-Request-Id': requestId },
+    });
+    const lineFor = () => hub.logLines.find((line) => line.includes(requestId));
+    await waitFor(() => lineFor() !== undefined, 'the request log line');
+    expect(lineFor()).toMatch(
+      /^\[\d\d:\d\d:\d\d\.\d{3}Z\] INFO: GATEWAY: request \{.*"path":"\/api\/v3\/provider".*"status":200/,
+    );
+  } finally {
+    await hub.stop();
   }
 });
 

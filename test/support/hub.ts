@@ -8,9 +8,18 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
 import type { Middleware, ServiceBroker } from 'moleculer';
 import knexFactory from 'knex';
-import { brokerOptions, loadConfig, type ServiceName, type World, readWorld, DEMO_WORLD_FILE } from '../../shared/src';
+import {
+  brokerOptions,
+  hubLogger,
+  loadConfig,
+  type ServiceName,
+  type World,
+  readWorld,
+  DEMO_WORLD_FILE,
+} from '../../shared/src';
 import { startHub } from '../../cli/src';
 import { TEMPLATE_ENV } from './global-setup';
 import { testLogger } from './test-logger';
@@ -52,6 +61,8 @@ export interface TestHub {
   broker: ServiceBroker;
   url: string;
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<HttpResult<T>>;
+  /** The lines the hub's own logger wrote, with `hubLogger: true`. */
+  logLines: string[];
   stop(): Promise<void>;
 }
 
@@ -63,7 +74,7 @@ export interface TestHubOptions {
   infra?: boolean;
   /** Broker middlewares added after the hub's own, to observe what requests do. */
   middlewares?: Middleware[];
-  /** Log through the hub's own logger, as a process does, for a test that reads its lines. */
+  /** Log through the hub's own logger, as a process does, into `logLines`, for a test that reads them. */
   hubLogger?: boolean;
 }
 
@@ -105,6 +116,7 @@ export async function startTestHub(options: TestHubOptions): Promise<TestHub> {
     ...options.env,
   };
   const config = { ...loadConfig(env), services: options.services };
+  const logLines: string[] = [];
   const template = process.env[TEMPLATE_ENV];
   const world =
     options.world === undefined || options.world === 'demo' ? readWorld(DEMO_WORLD_FILE) : (options.world ?? undefined);
@@ -112,7 +124,17 @@ export async function startTestHub(options: TestHubOptions): Promise<TestHub> {
     embedded: server ? undefined : { template: template ? new Blob([fs.readFileSync(template)]) : undefined },
     initialWorld: world,
     brokerOverrides: {
-      ...(!options.hubLogger && { logger: testLogger(config.logLevel) }),
+      logger: options.hubLogger
+        ? hubLogger(
+            config,
+            new Writable({
+              write(chunk: Buffer, _encoding, written) {
+                logLines.push(...chunk.toString().split('\n').filter(Boolean));
+                written();
+              },
+            }),
+          )
+        : testLogger(config.logLevel),
       ...(options.middlewares && {
         middlewares: [...(brokerOptions(config).middlewares ?? []), ...options.middlewares],
       }),
@@ -126,6 +148,7 @@ export async function startTestHub(options: TestHubOptions): Promise<TestHub> {
     broker,
     url,
     request: (method, path, requestOptions = {}) => httpRequest(url, method, path, requestOptions),
+    logLines,
     stop: async () => {
       await broker.stop();
       await server?.drop();
