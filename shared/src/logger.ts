@@ -66,7 +66,9 @@ function destinationOf(config: HubConfig, sink?: DestinationStream): Destination
     destination: output,
     translateTime: 'UTC:HH:MM:ss.l"Z"',
     ignore: BINDINGS,
-    messageFormat: (line, messageKey) => `${String(line.mod ?? '').toUpperCase()}: ${String(line[messageKey] ?? '')}`,
+    // The module is a binding and the message a string, as asFieldsAndMessage makes every line.
+    messageFormat: (line, messageKey) =>
+      `${(line.mod as string | undefined)?.toUpperCase() ?? ''}: ${(line[messageKey] as string | undefined) ?? ''}`,
     singleLine: true,
   });
 }
