@@ -1,7 +1,9 @@
 /**
  * Benchmark: a cached reference lookup through the hub as a user runs it, against a bare Node
  * http server returning the same JSON, in the same run, each server a process of its own and the
- * load generator (autocannon, 50 connections) a third: the hub as `npm start` starts it, with
+ * load generator (autocannon, 50 connections) a third, the server measured on one CPU and the
+ * generator on another (bench/lib/cpus.js), the bare server and the hub alternated over two
+ * rounds: the hub as `npm start` starts it, with
  * its default settings (the access log written to a file, metrics, the rate limiter counting;
  * only its limit raised so that no request is refused), and distributed (gateway, catalog and
  * routing each a process, over NATS with the Redis cacher, on a new database on the Postgres
@@ -25,9 +27,12 @@ const { quick, args, ratio, runBenchmark } = require('./lib/benchmark');
 const { scratchDatabase } = require('./lib/databases');
 const { freePort, spawnHub, startDistributedHub, waitForAnswer } = require('./lib/hub-process');
 const { loadFromProcess } = require('./lib/load-generator');
+const { SERVER_CPU, onCpu } = require('./lib/cpus');
 
 const SECONDS = quick ? 1 : Number(args[0] ?? 10);
 const WARMUP_SECONDS = quick ? 1 : 5;
+/** Rounds of the bare server then the hub, alternated, so that both meet the machine's drifts alike. */
+const ROUNDS = quick ? 1 : 2;
 const CONNECTIONS = 50;
 const COMPETENCES = quick ? 1000 : 10_000;
 const TOKEN = 'demo-partner-elkjop-000000000001';
@@ -98,12 +103,21 @@ async function distributedLookup(body) {
   }
 }
 
+/** Rounds' requests a second averaged, each round's figures kept beside. */
+const meanOfRounds = (rounds) => ({
+  requestsPerSecond: Math.round(rounds.reduce((sum, round) => sum + round.requestsPerSecond, 0) / rounds.length),
+  rounds,
+});
+
 /** A bare `node:http` server answering `body`, in a process of its own; resolves once it listens. */
 async function startBareServer(body) {
   const port = await freePort();
-  const child = spawn(process.execPath, [path.join(__dirname, 'lib/bare-server.js'), String(port)], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    ...onCpu(SERVER_CPU, process.execPath, [path.join(__dirname, 'lib/bare-server.js'), String(port)]),
+    {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
   child.stdin.end(body);
   await new Promise((resolve, reject) => {
     child.stdout.once('data', resolve);
@@ -127,7 +141,7 @@ async function lookupAsRun() {
   const port = await freePort();
   const hub = spawnHub(
     { PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '10000000' },
-    { stdout: log },
+    { stdout: log, cpu: SERVER_CPU },
   );
   try {
     const url = `http://127.0.0.1:${port}${LOOKUP}`;
@@ -136,9 +150,14 @@ async function lookupAsRun() {
     const body = await (await fetch(url, { headers })).text();
     const bare = await startBareServer(body);
     try {
-      const rawResult = summary(await cannon(bare.url));
-      const gatewayResult = summary(await cannon(url, headers));
+      const rounds = { raw: [], hub: [] };
+      for (let round = 0; round < ROUNDS; round += 1) {
+        rounds.raw.push(summary(await cannon(bare.url)));
+        rounds.hub.push(summary(await cannon(url, headers)));
+      }
       await hub.stop();
+      const rawResult = meanOfRounds(rounds.raw);
+      const gatewayResult = meanOfRounds(rounds.hub);
       const accessLogLines = fs
         .readFileSync(logFile, 'utf8')
         .split('\n')

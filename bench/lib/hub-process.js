@@ -6,6 +6,7 @@ const net = require('node:net');
 const path = require('node:path');
 const { randomBytes } = require('node:crypto');
 const { spawn } = require('node:child_process');
+const { onCpu } = require('./cpus');
 const { createHubBroker, loadConfig, readWorld, DEMO_WORLD_FILE } = require('../../shared/dist');
 
 const HUB = path.resolve(__dirname, '../../bin/hub.js');
@@ -21,12 +22,12 @@ function freePort() {
 }
 
 /**
- * Starts `hub start` with `env` over this process's environment; its standard output goes to
- * `stdout` (a file descriptor; by default nowhere), its errors to this process's stderr. `stop`
- * ends it with SIGTERM and resolves when it has exited.
+ * Starts `hub start` with `env` over this process's environment, on `cpu` if given (cpus.js);
+ * its standard output goes to `stdout` (a file descriptor; by default nowhere), its errors to
+ * this process's stderr. `stop` ends it with SIGTERM and resolves when it has exited.
  */
-function spawnHub(env, { stdout = 'ignore' } = {}) {
-  const child = spawn(process.execPath, [HUB, 'start'], {
+function spawnHub(env, { stdout = 'ignore', cpu } = {}) {
+  const child = spawn(...onCpu(cpu, process.execPath, [HUB, 'start']), {
     env: { ...process.env, ...env },
     stdio: ['ignore', stdout, 'inherit'],
   });

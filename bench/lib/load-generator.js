@@ -4,12 +4,13 @@
  */
 const path = require('node:path');
 const { execFile } = require('node:child_process');
+const { LOAD_CPU, onCpu } = require('./cpus');
 
 const AUTOCANNON = path.join(path.dirname(require.resolve('autocannon/package.json')), 'autocannon.js');
 
 /**
  * `connections` connections on `url` for `seconds`, after a warm-up of `warmupSeconds` at the
- * same load; resolves to autocannon's result.
+ * same load, from the load generator's CPU (cpus.js); resolves to autocannon's result.
  */
 function loadFromProcess(url, { headers = {}, connections = 50, seconds = 10, warmupSeconds = 0 } = {}) {
   const args = [AUTOCANNON, '--json', '--connections', String(connections), '--duration', String(seconds)];
@@ -17,7 +18,7 @@ function loadFromProcess(url, { headers = {}, connections = 50, seconds = 10, wa
   if (warmupSeconds > 0) args.push('--warmup', '[', '-c', String(connections), '-d', String(warmupSeconds), ']');
   args.push(url);
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, args, { maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
+    execFile(...onCpu(LOAD_CPU, process.execPath, args), { maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
       if (err) return reject(new Error(`autocannon failed: ${err.message}\n${stderr}`));
       // With a warm-up, autocannon prints the warm-up's result first: the measured run is the last line.
       try {
