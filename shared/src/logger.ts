@@ -55,6 +55,15 @@ function pinoOptions(config: HubConfig): LoggerOptions {
   };
 }
 
+/** A line's fields as JSON, or as Node prints them where JSON cannot hold them (a cycle, a BigInt). */
+function fieldsAsText(fields: Record<string, unknown>): string {
+  try {
+    return JSON.stringify(fields);
+  } catch {
+    return inspect(fields, { depth: 2, breakLength: Infinity });
+  }
+}
+
 /** ANSI colours of the level names, on a terminal only. */
 const LEVEL_COLOURS: Record<LogLevels, number> = { fatal: 41, error: 31, warn: 33, info: 32, debug: 35, trace: 90 };
 
@@ -79,7 +88,7 @@ function shortLines(
         : (...args) => {
             const [{ msg, err, ...fields }, message = typeof msg === 'string' ? msg : ''] = asFieldsAndMessage(args);
             let line = `[${new Date().toISOString().slice(11)}${prefix}${message}`;
-            if (Object.keys(fields).length > 0) line += ` ${JSON.stringify(fields)}`;
+            if (Object.keys(fields).length > 0) line += ` ${fieldsAsText(fields)}`;
             if (err instanceof Error) line += `\n    ${err.stack ?? err.message}`;
             output.write(`${line}\n`);
           };

@@ -128,6 +128,10 @@ it('writes each request as one line of text in the short format', async () => {
       token: DEMO_TOKENS.elkjop,
       headers: { 'X-Request-Id': requestId },
     });
+    const looped: Record<string, unknown> = { name: 'loop' };
+    looped.self = looped;
+    hub.broker.getLogger('gateway').info({ looped }, 'a field JSON cannot hold');
+    expect(hub.logLines.find((line) => line.includes('a field JSON cannot hold'))).toMatch(/\{ looped: .*'loop'/);
     const lineFor = () => hub.logLines.find((line) => line.includes(requestId));
     await waitFor(() => lineFor() !== undefined, 'the request log line');
     expect(lineFor()).toMatch(
