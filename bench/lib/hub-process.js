@@ -68,7 +68,8 @@ const REDIS_SERVER = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
  * runs), over the NATS server with the Redis cacher in a namespace of its own, plus a broker in
  * this process on the same cluster (`driver`), which `prepare` may give services (a stub the
  * benchmark needs) before the demo world's parts the running services own are loaded, once all
- * of `services` run. Resolves when the gateway answers a partner; `stop` ends every process.
+ * of `services` run. Resolves when the gateway answers a partner, with the `processes` spawned;
+ * `stop` ends every process.
  */
 async function startDistributedHub({ nodes, services, databaseUrl, env = {}, prepare = async () => undefined }) {
   const port = await freePort();
@@ -104,7 +105,7 @@ async function startDistributedHub({ nodes, services, databaseUrl, env = {}, pre
     const baseUrl = `http://127.0.0.1:${port}`;
     const partner = { 'x-hub-api-token': 'demo-partner-elkjop-000000000001' };
     await waitForAnswer(`${baseUrl}/api/v3/partner?id=1`, partner, processes, 'The distributed hub');
-    return { baseUrl, driver, stop };
+    return { baseUrl, driver, processes, stop };
   } catch (err) {
     await stop();
     throw err;
