@@ -93,7 +93,13 @@ it('takes a case up where a killed sandbox left it, and tells the partner everyt
   await sandbox.stop('SIGKILL');
   sandbox = startSandbox();
   await waitFor(() => webhooksOf(guid, 'costProposal.created').length > 0, 'the cost proposal', 60_000);
-  await waitFor(async () => (await simulationOf(guid))?.step === 'answer', 'the simulation to wait for the answer');
+  // With no delays, the killed sandbox may have sent the proposal before it recorded the step: the
+  // restarted one records it once the killed one's lease on the case (30 s) has run out.
+  await waitFor(
+    async () => (await simulationOf(guid))?.step === 'answer',
+    'the simulation to wait for the answer',
+    60_000,
+  );
 
   // Killed again while it waits; the partner answers meanwhile.
   await sandbox.stop('SIGKILL');
