@@ -15,6 +15,7 @@
  */
 const fs = require('node:fs');
 const { spawnSync } = require('node:child_process');
+const { ALL_SERVICES } = require('../shared/dist');
 const { quick, args, ratio, runBenchmark } = require('./lib/benchmark');
 const { scratchDatabase } = require('./lib/databases');
 const { freePort, spawnHub, startDistributedHub, waitForAnswer } = require('./lib/hub-process');
@@ -26,18 +27,6 @@ const TOKEN = 'demo-partner-elkjop-000000000001';
 const BODY = JSON.stringify({ ...require('../world/demo-case.json'), orderData: { refNo: 'BENCH' } });
 const CLOCK_TICKS_PER_SECOND = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
 
-const SERVICES = [
-  'gateway',
-  'catalog',
-  'routing',
-  'models',
-  'booking',
-  'cost-proposals',
-  'messaging',
-  'invoicing',
-  'webhooks',
-  'sandbox',
-];
 const DISTRIBUTED_NODES = {
   'bench-gateway': 'gateway',
   'bench-catalog': 'catalog',
@@ -67,7 +56,7 @@ async function startOneProcessHub(databaseUrl) {
 }
 
 const startDistributed = (databaseUrl) =>
-  startDistributedHub({ nodes: DISTRIBUTED_NODES, services: SERVICES, databaseUrl, env: { LOG_LEVEL: 'info' } });
+  startDistributedHub({ nodes: DISTRIBUTED_NODES, services: ALL_SERVICES, databaseUrl, env: { LOG_LEVEL: 'info' } });
 
 /** The CPU time a process has used so far, user and system, in milliseconds. */
 function cpuMsOf(pid) {
